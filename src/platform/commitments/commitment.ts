@@ -1,0 +1,86 @@
+/**
+ * The audit chain of PLATFORM.md section 3: every event commits to its content and to the previous event of its
+ * stream. Canonical JSON is RFC 8785 (JCS) from the `canonicalize` package (by one of the RFC's authors), pinned.
+ */
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { EventMetadata } from '../event-store/event-store.port';
+import type { JsonObject, JsonValue } from './json';
+
+export const COMMITMENT_ALG = 'sha256-jcs-v1';
+
+export interface CommittedFields {
+  stream: string;
+  revision: bigint;
+  event_id: string;
+  type: string;
+  occurred_at: string;
+  data: JsonObject;
+  metadata: EventMetadata;
+  previous_event_commitment: string | null;
+}
+
+/** RFC 8785 canonical JSON text. */
+export function canonicalJson(value: JsonValue | Record<string, unknown>): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new Error('value has no canonical JSON form');
+  return text;
+}
+
+export function sha256Hex(input: string | Buffer): string {
+  return createHash('sha256').update(input).digest('hex');
+}
+
+/** The object whose canonical JSON is hashed; exported so the offline verifier and docs use the same shape. */
+export function commitmentPreimage(fields: CommittedFields): Record<string, unknown> {
+  if (fields.revision > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('revision beyond 2^53 cannot be committed as a JSON number');
+  return {
+    alg: COMMITMENT_ALG,
+    stream: fields.stream,
+    revision: Number(fields.revision),
+    event_id: fields.event_id,
+    type: fields.type,
+    occurred_at: fields.occurred_at,
+    data: fields.data,
+    metadata: fields.metadata,
+    previous_event_commitment: fields.previous_event_commitment,
+  };
+}
+
+export function eventCommitment(fields: CommittedFields): string {
+  return sha256Hex(canonicalJson(commitmentPreimage(fields)));
+}
+
+export interface ChainBreak {
+  index: number;
+  event_id: string;
+  revision: bigint;
+  reason: string;
+}
+
+/**
+ * Verifies one stream's events (in revision order, starting at revision 0 or after `previous`): every commitment
+ * recomputes and every link points at the event before. Returns the first broken link, or null.
+ */
+export function verifyStreamChain(
+  events: Array<CommittedFields & { event_commitment: string }>,
+  previous: { revision: bigint; event_commitment: string } | null = null,
+): ChainBreak | null {
+  let prev = previous;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    const expectedRevision = prev ? prev.revision + 1n : 0n;
+    if (e.revision !== expectedRevision) {
+      return { index: i, event_id: e.event_id, revision: e.revision, reason: `revision gap: expected ${expectedRevision}` };
+    }
+    const expectedPrev = prev ? prev.event_commitment : null;
+    if (e.previous_event_commitment !== expectedPrev) {
+      return { index: i, event_id: e.event_id, revision: e.revision, reason: 'previous_event_commitment does not match the previous event' };
+    }
+    if (eventCommitment(e) !== e.event_commitment) {
+      return { index: i, event_id: e.event_id, revision: e.revision, reason: 'event_commitment does not match the event content' };
+    }
+    prev = { revision: e.revision, event_commitment: e.event_commitment };
+  }
+  return null;
+}

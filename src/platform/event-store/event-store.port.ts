@@ -1,0 +1,102 @@
+/**
+ * The one event-store port of the platform. Adapters: SQLite (embedded default) and EventStoreDB.
+ * Revisions and positions are bigint in code and decimal strings on the wire: never lossy JS numbers.
+ */
+import type { JsonObject } from '../commitments/json';
+
+/** Where the writer expects the stream to be. A bigint is an exact revision (0-based) of the stream's last event. */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
+
+export interface ActorRef {
+  type: string;
+  reference: string;
+}
+
+/** The envelope metadata of PLATFORM.md section 3. */
+export interface EventMetadata {
+  tenant_uuid: string | null;
+  workspace_uuid: string | null;
+  actor: ActorRef;
+  correlation_id: string;
+  causation_id: string | null;
+  request_id: string | null;
+  schema_version: number;
+  [extra: string]: unknown;
+}
+
+/** An event as a writer proposes it. */
+export interface NewEvent {
+  /** 32-hex. A retry that re-sends the same ids to the same place is an idempotent success. */
+  event_id: string;
+  type: string;
+  data: JsonObject;
+  metadata: EventMetadata;
+  /** RFC 3339 UTC; the adapter sets the append time when omitted. */
+  occurred_at?: string;
+}
+
+/** An event as stored: the envelope of PLATFORM.md section 3. */
+export interface RecordedEvent {
+  event_id: string;
+  type: string;
+  stream: string;
+  revision: bigint;
+  position: bigint;
+  occurred_at: string;
+  data: JsonObject;
+  metadata: EventMetadata;
+  event_commitment: string;
+  previous_event_commitment: string | null;
+}
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream (what the next writer should expect). */
+  next_revision: bigint;
+  /** Global position of the last event of this append. */
+  position: bigint;
+}
+
+export type Direction = 'forwards' | 'backwards';
+
+export interface ReadStreamOptions {
+  direction?: Direction;
+  /** Inclusive. Defaults to the first revision (forwards) or the last (backwards). */
+  fromRevision?: bigint;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events with a position strictly greater. Omitted means from the start of the log. */
+  after?: bigint;
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: the subscription delivers events after this position. Omitted means from the start. */
+  after?: bigint;
+}
+
+/**
+ * Catch-up then live. Consumed with `for await`; the adapter reads ahead only a bounded buffer
+ * (backpressure), so a slow consumer never makes it load the whole log.
+ */
+export interface EventSubscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'sqlite' | 'eventstoredb';
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribeToAll(options?: SubscribeOptions): EventSubscription;
+  /** Position of the newest event in the log (0n when empty). */
+  headPosition(): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+export function describeExpected(expected: ExpectedRevision): string {
+  return typeof expected === 'bigint' ? expected.toString() : expected;
+}

@@ -1,0 +1,386 @@
+/**
+ * Embedded event store on SQLite (better-sqlite3). WAL + synchronous=FULL: an append is acknowledged only after
+ * its transaction is durable. Appends that arrive while a commit is pending are committed together in one
+ * transaction (group commit); each append runs in its own savepoint so one writer's conflict never fails another's.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { assertCanonicalizable } from '../../commitments/json';
+import { eventCommitment } from '../../commitments/commitment';
+import { StateConflict, VersionConflict } from '../../errors';
+import {
+  describeExpected,
+  type AppendResult,
+  type EventStore,
+  type EventSubscription,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+} from '../event-store.port';
+import { validateAppend } from '../append-validation';
+
+interface PendingAppend {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+interface EventRow {
+  position: bigint;
+  event_id: string;
+  stream: string;
+  revision: bigint;
+  type: string;
+  occurred_at: string;
+  data: string;
+  metadata: string;
+  event_commitment: string;
+  previous_event_commitment: string | null;
+}
+
+export interface SqliteEventStoreOptions {
+  /** File path, or ':memory:' for throwaway stores. */
+  filename: string;
+  /** How often a live subscription looks for appends made by other processes (ms). */
+  pollIntervalMs?: number;
+  /** Events a subscription reads ahead of its consumer. */
+  subscriptionBatchSize?: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL UNIQUE,
+  stream TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  occurred_at TEXT NOT NULL,
+  data TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  event_commitment TEXT NOT NULL,
+  previous_event_commitment TEXT,
+  UNIQUE (stream, revision)
+);
+`;
+
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly appendWaiters = new Set<() => void>();
+  private readonly subscriptions = new Set<SqliteSubscription>();
+
+  private readonly stmt: {
+    tail: Database.Statement<[string], { revision: bigint; event_commitment: string }>;
+    byId: Database.Statement<[string], { stream: string; revision: bigint; position: bigint }>;
+    insert: Database.Statement<unknown[]>;
+    forwards: Database.Statement<[string, bigint, number], EventRow>;
+    backwards: Database.Statement<[string, bigint, number], EventRow>;
+    all: Database.Statement<[bigint, number], EventRow>;
+    head: Database.Statement<[], { head: bigint | null }>;
+  };
+  private readonly commitBatch: (batch: PendingAppend[]) => Array<AppendResult | { error: unknown }>;
+
+  constructor(options: SqliteEventStoreOptions) {
+    if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
+    this.db = new Database(options.filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec(SCHEMA);
+    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.batchSize = options.subscriptionBatchSize ?? 512;
+
+    const safe = <T extends Database.Statement<any, any>>(s: T): T => s.safeIntegers(true) as T;
+    this.stmt = {
+      tail: safe(this.db.prepare('SELECT revision, event_commitment FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')),
+      byId: safe(this.db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?')),
+      insert: this.db.prepare(
+        `INSERT INTO events (event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      forwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?')),
+      backwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?')),
+      all: safe(this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?')),
+      head: safe(this.db.prepare('SELECT MAX(position) AS head FROM events')),
+    };
+
+    // Nested better-sqlite3 transactions are savepoints: a failing append rolls back alone.
+    const appendOne = this.db.transaction((req: PendingAppend): AppendResult => this.appendInTransaction(req));
+    this.commitBatch = this.db.transaction((batch: PendingAppend[]) =>
+      batch.map((req) => {
+        try {
+          return appendOne(req);
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
+  }
+
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    try {
+      validateAppend(stream, events, expected);
+      for (const e of events) {
+        assertCanonicalizable(e.data, 'data');
+        assertCanonicalizable(e.metadata, 'metadata');
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ stream, events, expected, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // setImmediate lets every append issued in this turn of the event loop join the same commit.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let results: Array<AppendResult | { error: unknown }>;
+    try {
+      results = this.commitBatch(batch);
+    } catch (error) {
+      for (const req of batch) req.reject(error);
+      return;
+    }
+    batch.forEach((req, i) => {
+      const r = results[i];
+      if ('error' in r) req.reject(r.error);
+      else req.resolve(r);
+    });
+    for (const wake of this.appendWaiters) wake();
+    this.appendWaiters.clear();
+  }
+
+  private appendInTransaction(req: PendingAppend): AppendResult {
+    const { stream, events, expected } = req;
+    const tail = this.stmt.tail.get(stream);
+    const current = tail ? tail.revision : null;
+
+    const replay = this.findIdempotentReplay(stream, events, expected, current);
+    if (replay) return replay;
+
+    if (!expectationHolds(expected, current)) throw new VersionConflict(stream, describeExpected(expected), current);
+    if (events.length === 0) {
+      return { next_revision: current ?? -1n, position: this.stmt.head.get()?.head ?? 0n };
+    }
+
+    let previous = tail ? tail.event_commitment : null;
+    let revision = current === null ? 0n : current + 1n;
+    let position = 0n;
+    for (const e of events) {
+      const occurred_at = e.occurred_at ?? new Date().toISOString();
+      const commitment = eventCommitment({
+        stream,
+        revision,
+        event_id: e.event_id,
+        type: e.type,
+        occurred_at,
+        data: e.data,
+        metadata: e.metadata,
+        previous_event_commitment: previous,
+      });
+      const info = this.stmt.insert.run(
+        e.event_id,
+        stream,
+        revision,
+        e.type,
+        occurred_at,
+        JSON.stringify(e.data),
+        JSON.stringify(e.metadata),
+        commitment,
+        previous,
+      );
+      position = BigInt(info.lastInsertRowid);
+      previous = commitment;
+      revision += 1n;
+    }
+    return { next_revision: revision - 1n, position };
+  }
+
+  /**
+   * EventStoreDB's idempotence: the same event ids already written to the same stream at the place the writer
+   * targets means a retry of a write that succeeded; answer its original result instead of writing twice.
+   */
+  private findIdempotentReplay(
+    stream: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+    current: bigint | null,
+  ): AppendResult | null {
+    if (events.length === 0) return null;
+    const found = events.map((e) => this.stmt.byId.get(e.event_id));
+    if (found.every((f) => f === undefined)) return null;
+    const consecutive =
+      found.every((f) => f !== undefined && f.stream === stream) &&
+      found.every((f, i) => f!.revision === found[0]!.revision + BigInt(i));
+    if (!consecutive) {
+      throw new StateConflict(`Event ids of this append are already used elsewhere in the log.`, {
+        details: [{ field: 'event_id', issue: 'already stored at another place' }],
+      });
+    }
+    const first = found[0]!.revision;
+    const last = found[found.length - 1]!;
+    const samePlace =
+      expected === 'any' ||
+      expected === 'stream_exists' ||
+      (expected === 'no_stream' && first === 0n) ||
+      (typeof expected === 'bigint' && first === expected + 1n);
+    if (!samePlace) throw new VersionConflict(stream, describeExpected(expected), current);
+    return { next_revision: last.revision, position: last.position };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const rows =
+      options.direction === 'backwards'
+        ? this.stmt.backwards.all(stream, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit)
+        : this.stmt.forwards.all(stream, options.fromRevision ?? 0n, limit);
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readAllSync(options.after ?? 0n, options.maxCount ?? 1000);
+  }
+
+  readAllSync(after: bigint, maxCount: number): RecordedEvent[] {
+    return this.stmt.all.all(after, maxCount).map(toRecorded);
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
+    const sub = new SqliteSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  /** Resolves at the next commit in this process, or after `ms` (appends by other processes are polled). */
+  waitForAppend(ms: number): { promise: Promise<void>; cancel(): void } {
+    let wake!: () => void;
+    const promise = new Promise<void>((resolve) => (wake = resolve));
+    const timer = setTimeout(() => {
+      this.appendWaiters.delete(wake);
+      wake();
+    }, ms);
+    const onAppend = (): void => {
+      clearTimeout(timer);
+      wake();
+    };
+    this.appendWaiters.add(onAppend);
+    return {
+      promise,
+      cancel: () => {
+        clearTimeout(timer);
+        this.appendWaiters.delete(onAppend);
+        wake();
+      },
+    };
+  }
+
+  forgetSubscription(sub: SqliteSubscription): void {
+    this.subscriptions.delete(sub);
+  }
+
+  async headPosition(): Promise<bigint> {
+    return this.stmt.head.get()?.head ?? 0n;
+  }
+
+  /** Liveness probe for /health/ready. */
+  ping(): boolean {
+    return this.db.prepare('SELECT 1 AS ok').get() !== undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.pending.length > 0) this.flush();
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.db.close();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
+
+function expectationHolds(expected: ExpectedRevision, current: bigint | null): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === null;
+  if (expected === 'stream_exists') return current !== null;
+  return current === expected;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    event_id: row.event_id,
+    type: row.type,
+    stream: row.stream,
+    revision: row.revision,
+    position: row.position,
+    occurred_at: row.occurred_at,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    event_commitment: row.event_commitment,
+    previous_event_commitment: row.previous_event_commitment,
+  };
+}
+
+/** Catch-up then live: reads a bounded batch ahead, then waits for the next commit (or polls). */
+class SqliteSubscription implements EventSubscription {
+  private closed = false;
+  private waiting: { cancel(): void } | null = null;
+
+  constructor(
+    private readonly store: SqliteEventStore,
+    private after: bigint,
+    private readonly batchSize: number,
+    private readonly pollIntervalMs: number,
+  ) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+    try {
+      while (!this.closed && !this.store.isClosed) {
+        const batch = this.store.readAllSync(this.after, this.batchSize);
+        if (batch.length === 0) {
+          const wait = this.store.waitForAppend(this.pollIntervalMs);
+          this.waiting = wait;
+          await wait.promise;
+          this.waiting = null;
+          continue;
+        }
+        for (const event of batch) {
+          if (this.closed) return;
+          this.after = event.position;
+          yield event;
+        }
+      }
+    } finally {
+      this.closed = true;
+      this.store.forgetSubscription(this);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.waiting?.cancel();
+    this.store.forgetSubscription(this);
+  }
+}
+

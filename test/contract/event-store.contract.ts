@@ -1,0 +1,206 @@
+/**
+ * The one contract every EventStore adapter passes. Streams are unique per test so the suite can run against a
+ * shared EventStoreDB whose log already holds other events.
+ */
+import { verifyStreamChain } from '../../src/platform/commitments/commitment';
+import { NonCanonicalData } from '../../src/platform/commitments/json';
+import { VersionConflict } from '../../src/platform/errors';
+import type { EventStore, RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import { hex32, newEvent } from '../support/events';
+
+export function runEventStoreContract(name: string, open: () => Promise<EventStore>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let store: EventStore;
+    const streamName = (): string => `contract-${hex32()}`;
+
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    async function collectStream(sub: AsyncIterable<RecordedEvent>, stream: string, count: number, timeoutMs = 10000): Promise<RecordedEvent[]> {
+      const out: RecordedEvent[] = [];
+      const deadline = Date.now() + timeoutMs;
+      for await (const e of sub) {
+        if (e.stream === stream) out.push(e);
+        if (out.length >= count) break;
+        if (Date.now() > deadline) throw new Error(`timed out with ${out.length}/${count}`);
+      }
+      return out;
+    }
+
+    it('round-trips an append: envelope fields, revisions, positions and the chain', async () => {
+      const stream = streamName();
+      const events = [newEvent('LedgerOpened', { owner: 'ada' }), newEvent('Credited', { amount: '10.50' }), newEvent('Debited', { amount: '3.25' })];
+      const result = await store.append(stream, events, 'no_stream');
+      expect(result.next_revision).toBe(2n);
+      expect(typeof result.position).toBe('bigint');
+
+      const read = await store.readStream(stream);
+      expect(read.map((e) => e.event_id)).toEqual(events.map((e) => e.event_id));
+      expect(read.map((e) => e.revision)).toEqual([0n, 1n, 2n]);
+      expect(read.map((e) => e.type)).toEqual(['LedgerOpened', 'Credited', 'Debited']);
+      expect(read[1].data).toEqual({ amount: '10.50' });
+      expect(read[0].metadata).toEqual(events[0].metadata);
+      expect(read[0].stream).toBe(stream);
+      expect(read[2].position).toBe(result.position);
+      expect(read[0].position < read[1].position && read[1].position < read[2].position).toBe(true);
+      expect(read[0].previous_event_commitment).toBeNull();
+      expect(read[1].previous_event_commitment).toBe(read[0].event_commitment);
+      expect(read[0].event_commitment).toMatch(/^[0-9a-f]{64}$/);
+      expect(Date.parse(read[0].occurred_at)).not.toBeNaN();
+
+      const backwards = await store.readStream(stream, { direction: 'backwards', fromRevision: 1n, maxCount: 2 });
+      expect(backwards.map((e) => e.revision)).toEqual([1n, 0n]);
+      const fromOne = await store.readStream(stream, { fromRevision: 1n, maxCount: 1 });
+      expect(fromOne.map((e) => e.revision)).toEqual([1n]);
+      expect(await store.readStream(streamName())).toEqual([]);
+    });
+
+    it('keeps the occurred_at a writer gives', async () => {
+      const stream = streamName();
+      await store.append(stream, [newEvent('At', {}, { occurred_at: '2026-01-02T03:04:05.678Z' })], 'any');
+      const [e] = await store.readStream(stream);
+      expect(e.occurred_at).toBe('2026-01-02T03:04:05.678Z');
+    });
+
+    it('rejects a stale or wrong expectation with VersionConflict carrying the current revision', async () => {
+      const stream = streamName();
+      await expect(store.append(stream, [newEvent('A')], 'stream_exists')).rejects.toBeInstanceOf(VersionConflict);
+      await store.append(stream, [newEvent('A'), newEvent('B'), newEvent('C')], 'no_stream');
+
+      const stale = await store.append(stream, [newEvent('D')], 0n).catch((e) => e);
+      expect(stale).toBeInstanceOf(VersionConflict);
+      expect(stale.code).toBe('VERSION_CONFLICT');
+      expect(stale.currentVersion).toBe(2n);
+
+      await expect(store.append(stream, [newEvent('D')], 'no_stream')).rejects.toBeInstanceOf(VersionConflict);
+      await expect(store.append(stream, [newEvent('D')], 7n)).rejects.toBeInstanceOf(VersionConflict);
+      const ok = await store.append(stream, [newEvent('D')], 2n);
+      expect(ok.next_revision).toBe(3n);
+      const any = await store.append(stream, [newEvent('E')], 'any');
+      expect(any.next_revision).toBe(4n);
+      const exists = await store.append(stream, [newEvent('F')], 'stream_exists');
+      expect(exists.next_revision).toBe(5n);
+      expect((await store.readStream(stream)).length).toBe(6);
+    });
+
+    it('lets exactly one of two concurrent appends at the same revision win', async () => {
+      const stream = streamName();
+      await store.append(stream, [newEvent('Opened')], 'no_stream');
+      const results = await Promise.allSettled([
+        store.append(stream, [newEvent('Left')], 0n),
+        store.append(stream, [newEvent('Right')], 0n),
+      ]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect(lost[0].reason).toBeInstanceOf(VersionConflict);
+      expect(lost[0].reason.currentVersion).toBe(1n);
+      const read = await store.readStream(stream);
+      expect(read).toHaveLength(2);
+      expect(verifyStreamChain(read)).toBeNull();
+    });
+
+    it('treats re-appending the same event ids at the same place as an idempotent success', async () => {
+      const stream = streamName();
+      const first = [newEvent('A'), newEvent('B')];
+      const original = await store.append(stream, first, 'no_stream');
+      const retry = await store.append(stream, first, 'no_stream');
+      expect(retry).toEqual(original);
+
+      const second = [newEvent('C')];
+      const secondResult = await store.append(stream, second, 1n);
+      expect(await store.append(stream, second, 1n)).toEqual(secondResult);
+      expect(await store.append(stream, second, 'any')).toEqual(secondResult);
+      expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+
+      // The same ids aimed at another place are not a retry.
+      await expect(store.append(stream, second, 0n)).rejects.toBeInstanceOf(VersionConflict);
+    });
+
+    it('orders the global log across streams by commit', async () => {
+      const a = streamName();
+      const b = streamName();
+      const before = await store.headPosition();
+      await store.append(a, [newEvent('A0')], 'no_stream');
+      await store.append(b, [newEvent('B0')], 'no_stream');
+      await store.append(a, [newEvent('A1')], 0n);
+      expect(await store.headPosition()).toBeGreaterThan(before);
+
+      const ours: RecordedEvent[] = [];
+      let after = before;
+      for (;;) {
+        const page = await store.readAll({ after, maxCount: 100 });
+        if (page.length === 0) break;
+        ours.push(...page.filter((e) => e.stream === a || e.stream === b));
+        after = page[page.length - 1].position;
+      }
+      expect(ours.map((e) => e.type)).toEqual(['A0', 'B0', 'A1']);
+      expect(ours[0].position < ours[1].position && ours[1].position < ours[2].position).toBe(true);
+      expect(ours.every((e) => e.position > before)).toBe(true);
+    });
+
+    it('subscribes from a position: catch-up, then live, without gaps or duplicates', async () => {
+      const stream = streamName();
+      const before = await store.headPosition();
+      for (let i = 0; i < 5; i++) await store.append(stream, [newEvent('Tick', { i })], 'any');
+      const sub = store.subscribeToAll({ after: before });
+      const collecting = collectStream(sub, stream, 12);
+      for (let i = 5; i < 10; i++) await store.append(stream, [newEvent('Tick', { i })], 'any');
+      await store.append(stream, [newEvent('Tick', { i: 10 }), newEvent('Tick', { i: 11 })], 'any');
+      const got = await collecting;
+      await sub.close();
+      expect(got.map((e) => (e.data as { i: number }).i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(got.map((e) => e.revision)).toEqual(Array.from({ length: 12 }, (_, i) => BigInt(i)));
+      expect(got[0].position).toBeGreaterThan(before);
+
+      // Resuming after the fifth event delivers exactly the rest.
+      const resumed = store.subscribeToAll({ after: got[4].position });
+      const rest = await collectStream(resumed, stream, 7);
+      await resumed.close();
+      expect(rest.map((e) => e.revision)).toEqual([5n, 6n, 7n, 8n, 9n, 10n, 11n]);
+    });
+
+    it('keeps one gap-free chain per stream under concurrent writers', async () => {
+      const stream = streamName();
+      const others = Array.from({ length: 10 }, () => streamName());
+      await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) => store.append(stream, [newEvent('Step', { i })], 'any')),
+        ...others.map((s) => store.append(s, [newEvent('Other'), newEvent('Other')], 'no_stream')),
+      ]);
+      const read = await store.readStream(stream);
+      expect(read.map((e) => e.revision)).toEqual(Array.from({ length: 20 }, (_, i) => BigInt(i)));
+      expect(verifyStreamChain(read)).toBeNull();
+      for (const s of others) expect(verifyStreamChain(await store.readStream(s))).toBeNull();
+
+      // A chain that was tampered with is caught at the first broken link.
+      const tampered = read.map((e) => ({ ...e }));
+      tampered[7] = { ...tampered[7], data: { i: 999 } };
+      expect(verifyStreamChain(tampered)).toMatchObject({ index: 7, reason: expect.stringContaining('event_commitment') });
+    });
+
+    it('rejects domain data that canonical JSON cannot reproduce, writing nothing', async () => {
+      const stream = streamName();
+      const bad: Array<Record<string, unknown>> = [
+        { amount: undefined },
+        { amount: Number.NaN },
+        { amount: Number.POSITIVE_INFINITY },
+        { at: new Date() },
+        { amount: 10n },
+        { nested: { list: [1, undefined] } },
+        { text: 'broken \ud800 surrogate' },
+      ];
+      for (const data of bad) {
+        const error = await store.append(stream, [newEvent('Bad', data as never)], 'any').catch((e) => e);
+        expect(error).toBeInstanceOf(NonCanonicalData);
+        expect(error.code).toBe('VALIDATION_FAILED');
+        expect(error.details.length).toBeGreaterThan(0);
+      }
+      expect(await store.readStream(stream)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
+import { runEventStoreContract } from './event-store.contract';
+import { newEvent } from '../support/events';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function openStore(): SqliteEventStore {
+  const dir = mkdtempSync(join(tmpdir(), 'es-'));
+  dirs.push(dir);
+  return new SqliteEventStore({ filename: join(dir, 'events.sqlite'), pollIntervalMs: 50 });
+}
+
+runEventStoreContract('sqlite', async () => openStore());
+
+describe('SqliteEventStore specifics', () => {
+  it('is durable by configuration: WAL journal and synchronous=FULL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-'));
+    dirs.push(dir);
+    const file = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore({ filename: file });
+    const db = (store as unknown as { db: Database.Database }).db;
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    await store.append('durable-1', [newEvent('Stored')], 'no_stream');
+    await store.close();
+    const reopened = new SqliteEventStore({ filename: file });
+    expect((await reopened.readStream('durable-1')).map((e) => e.type)).toEqual(['Stored']);
+    await reopened.close();
+  });
+
+  it('commits appends that arrive together in one transaction (group commit)', async () => {
+    const store = openStore();
+    const db = (store as unknown as { db: Database.Database }).db;
+    const spy = jest.spyOn(store as unknown as { commitBatch: (b: unknown[]) => unknown }, 'commitBatch');
+    await Promise.all(Array.from({ length: 64 }, (_, i) => store.append(`group-${i}`, [newEvent('One')], 'no_stream')));
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect((spy.mock.calls[0][0] as unknown[]).length).toBe(64);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n).toBe(64);
+    await store.close();
+  });
+
+  it('enforces unique event ids and unique (stream, revision) in the schema itself', async () => {
+    const store = openStore();
+    const db = (store as unknown as { db: Database.Database }).db;
+    const e = newEvent('One');
+    await store.append('uniq', [e], 'no_stream');
+    const row = db.prepare('SELECT * FROM events').get() as Record<string, unknown>;
+    const insert = db.prepare(
+      'INSERT INTO events (event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment) VALUES (?,?,?,?,?,?,?,?,?)',
+    );
+    expect(() => insert.run(e.event_id, 'other', 0, 'X', row.occurred_at, '{}', '{}', 'x', null)).toThrow(/UNIQUE/);
+    expect(() => insert.run('f'.repeat(32), 'uniq', 0, 'X', row.occurred_at, '{}', '{}', 'x', null)).toThrow(/UNIQUE/);
+    await store.close();
+  });
+});
