@@ -1,0 +1,131 @@
+/**
+ * The validated environment. Every variable is documented in README.md ("Configuration"); an invalid value stops
+ * the process at start with a message naming it, rather than failing later.
+ */
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { resolve } from 'node:path';
+
+const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+const toBool = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
+
+export class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test']) @IsOptional()
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsString()
+  DATA_DIR = './data';
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^(esdb|esdb\+discover|kurrentdb|kdb|kurrent)(\+discover)?:\/\//, { message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// or kurrentdb:// connection string' })
+  EVENTSTORE_CONNECTION_STRING?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lowercase SQL identifier' })
+  DATABASE_SCHEMA?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  KAFKA_BROKERS?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  SMTP_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  ADMIN_EMAIL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  ADMIN_PASSWORD?: string;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(60000)
+  READ_YOUR_WRITES_TIMEOUT_MS = 2000;
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(60000)
+  MIN_POSITION_TIMEOUT_MS = 2000;
+
+  @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 * 1024)
+  BODY_LIMIT_BYTES = 1024 * 1024;
+
+  @Transform(toInt) @IsInt() @Min(60) @Max(30 * 24 * 3600)
+  IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+  @Transform(toBool) @IsBoolean()
+  PROJECTIONS_AUTOSTART = true;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  PROJECTION_BATCH_SIZE = 500;
+}
+
+export interface PlatformConfig {
+  nodeEnv: EnvironmentVariables['NODE_ENV'];
+  port: number;
+  host: string;
+  dataDir: string;
+  eventStoreConnectionString?: string;
+  databaseUrl?: string;
+  databaseSchema?: string;
+  kafkaBrokers?: string[];
+  smtpUrl?: string;
+  adminEmail?: string;
+  adminPassword?: string;
+  logLevel: string;
+  readYourWritesTimeoutMs: number;
+  minPositionTimeoutMs: number;
+  bodyLimitBytes: number;
+  idempotencyTtlSeconds: number;
+  projectionsAutostart: boolean;
+  projectionBatchSize: number;
+}
+
+export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
+
+/** Validates raw environment values; throws one error listing every bad variable. */
+export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
+  const known = Object.keys(new EnvironmentVariables());
+  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD'];
+  const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
+  const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new Error(`Invalid environment:\n  ${lines.join('\n  ')}`);
+  }
+  return env;
+}
+
+export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
+  return {
+    nodeEnv: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: resolve(env.DATA_DIR),
+    eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING,
+    databaseUrl: env.DATABASE_URL,
+    databaseSchema: env.DATABASE_SCHEMA,
+    kafkaBrokers: env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),
+    smtpUrl: env.SMTP_URL,
+    adminEmail: env.ADMIN_EMAIL,
+    adminPassword: env.ADMIN_PASSWORD,
+    logLevel: env.LOG_LEVEL,
+    readYourWritesTimeoutMs: env.READ_YOUR_WRITES_TIMEOUT_MS,
+    minPositionTimeoutMs: env.MIN_POSITION_TIMEOUT_MS,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
+    projectionsAutostart: env.PROJECTIONS_AUTOSTART,
+    projectionBatchSize: env.PROJECTION_BATCH_SIZE,
+  };
+}
+
+export function loadPlatformConfig(raw: Record<string, unknown> = process.env): PlatformConfig {
+  return toPlatformConfig(validateEnvironment(raw));
+}

@@ -1,0 +1,70 @@
+/**
+ * What the platform knows about the request being served, carried through async calls (AsyncLocalStorage) so
+ * event metadata and read-your-writes need no plumbing through every handler.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import type { ActorRef, EventMetadata } from '../event-store/event-store.port';
+
+export interface RequestContext {
+  request_id: string;
+  correlation_id: string;
+  causation_id: string | null;
+  actor: ActorRef;
+  tenant_uuid: string | null;
+  workspace_uuid: string | null;
+  /** Highest commit position appended while serving this request. */
+  commit_position: bigint | null;
+  /** Event types appended while serving this request (which projections to wait for). */
+  appended_types: Set<string>;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+export const newId = (): string => randomBytes(16).toString('hex');
+
+export const SYSTEM_ACTOR: ActorRef = { type: 'system', reference: 'platform' };
+
+export function createRequestContext(init: Partial<RequestContext> = {}): RequestContext {
+  const request_id = init.request_id ?? newId();
+  return {
+    request_id,
+    correlation_id: init.correlation_id ?? request_id,
+    causation_id: init.causation_id ?? null,
+    actor: init.actor ?? SYSTEM_ACTOR,
+    tenant_uuid: init.tenant_uuid ?? null,
+    workspace_uuid: init.workspace_uuid ?? null,
+    commit_position: null,
+    appended_types: new Set(),
+  };
+}
+
+export function runWithContext<T>(context: RequestContext, fn: () => T): T {
+  return storage.run(context, fn);
+}
+
+export function currentContext(): RequestContext | undefined {
+  return storage.getStore();
+}
+
+/** Envelope metadata for events appended now; outside a request the platform itself is the actor. */
+export function eventMetadata(overrides: Partial<EventMetadata> = {}): EventMetadata {
+  const ctx = currentContext();
+  return {
+    tenant_uuid: ctx?.tenant_uuid ?? null,
+    workspace_uuid: ctx?.workspace_uuid ?? null,
+    actor: ctx?.actor ?? SYSTEM_ACTOR,
+    correlation_id: ctx?.correlation_id ?? newId(),
+    causation_id: ctx?.causation_id ?? null,
+    request_id: ctx?.request_id ?? null,
+    schema_version: 1,
+    ...overrides,
+  };
+}
+
+export function recordAppend(position: bigint, types: Iterable<string>): void {
+  const ctx = currentContext();
+  if (!ctx) return;
+  if (ctx.commit_position === null || position > ctx.commit_position) ctx.commit_position = position;
+  for (const t of types) ctx.appended_types.add(t);
+}

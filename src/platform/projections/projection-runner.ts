@@ -1,0 +1,291 @@
+/**
+ * The one projection runner. Each projector consumes the global log from its checkpoint; every batch of events is
+ * applied and the checkpoint advanced in one read-model transaction, so a crash never leaves a row ahead of or
+ * behind its checkpoint. Command handlers wait on `waitFor` for read-your-writes.
+ */
+import type { EventStore, RecordedEvent } from '../event-store/event-store.port';
+import type { ReadModelDatabase } from '../read-model/read-model.datasource';
+import { availableBatches } from './batches';
+import { CheckpointStore, LEASE_MS, LeaseLost } from './checkpoint.store';
+import type { Projector } from './projector';
+
+export type ProjectorState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing' | 'rebuilding';
+
+export interface ProjectorStatus {
+  name: string;
+  state: ProjectorState;
+  checkpoint: bigint;
+  last_error: string | null;
+  last_applied_at: string | null;
+}
+
+export interface RunnerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const silentLogger: RunnerLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+interface Waiter {
+  position: bigint;
+  names: string[];
+  resolve(reached: boolean): void;
+  timer: NodeJS.Timeout;
+}
+
+interface Running {
+  projector: Projector;
+  handles: Set<string>;
+  status: ProjectorStatus;
+  stop: boolean;
+  subscription: { close(): Promise<void> } | null;
+  loop: Promise<void> | null;
+  renewTimer: NodeJS.Timeout | null;
+  /** Cuts a back-off sleep short when the runner stops. */
+  wake: (() => void) | null;
+}
+
+export interface ProjectionRunnerOptions {
+  batchSize?: number;
+  logger?: RunnerLogger;
+  /** Delay before a failing projector retries (doubles up to 30 s). */
+  retryDelayMs?: number;
+}
+
+export class ProjectionRunner {
+  readonly checkpoints: CheckpointStore;
+  private readonly running = new Map<string, Running>();
+  private readonly waiters = new Set<Waiter>();
+  private readonly batchSize: number;
+  private readonly logger: RunnerLogger;
+  private readonly retryDelayMs: number;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: ReadModelDatabase,
+    projectors: Projector[],
+    options: ProjectionRunnerOptions = {},
+  ) {
+    this.checkpoints = new CheckpointStore(db);
+    this.batchSize = options.batchSize ?? 500;
+    this.logger = options.logger ?? silentLogger;
+    this.retryDelayMs = options.retryDelayMs ?? 500;
+    for (const projector of projectors) {
+      if (this.running.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
+      this.running.set(projector.name, {
+        projector,
+        handles: new Set(projector.handles),
+        status: { name: projector.name, state: 'stopped', checkpoint: 0n, last_error: null, last_applied_at: null },
+        stop: false,
+        subscription: null,
+        loop: null,
+        renewTimer: null,
+        wake: null,
+      });
+    }
+  }
+
+  get names(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Starts every projector in the background. */
+  start(): void {
+    for (const r of this.running.values()) {
+      if (r.loop) continue;
+      r.stop = false;
+      r.loop = this.run(r);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const runs = [...this.running.values()];
+    for (const r of runs) {
+      r.stop = true;
+      r.wake?.();
+      if (r.renewTimer) clearInterval(r.renewTimer);
+      await r.subscription?.close();
+    }
+    await Promise.all(runs.map((r) => r.loop));
+    for (const r of runs) {
+      r.loop = null;
+      r.status.state = 'stopped';
+    }
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.resolve(false);
+    }
+    this.waiters.clear();
+  }
+
+  status(): ProjectorStatus[] {
+    return [...this.running.values()].map((r) => ({ ...r.status }));
+  }
+
+  /** Names of the projectors that read any of these event types. */
+  projectorsFor(eventTypes: Iterable<string>): string[] {
+    const types = [...eventTypes];
+    return [...this.running.values()].filter((r) => types.some((t) => r.handles.has(t))).map((r) => r.projector.name);
+  }
+
+  /**
+   * Resolves true once every named projector (default: all) has passed `position`, false after `timeoutMs`.
+   * A projector that another process runs (standby) cannot be observed here and is not waited for.
+   */
+  waitFor(position: bigint, names: string[] = this.names, timeoutMs = 2000): Promise<boolean> {
+    const relevant = names.filter((n) => this.running.get(n)?.status.state !== 'standby');
+    if (this.reached(position, relevant)) return Promise.resolve(true);
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const waiter: Waiter = {
+        position,
+        names: relevant,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters.delete(waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  private reached(position: bigint, names: string[]): boolean {
+    return names.every((n) => (this.running.get(n)?.status.checkpoint ?? position) >= position);
+  }
+
+  private notify(): void {
+    for (const w of this.waiters) {
+      if (this.reached(w.position, w.names)) {
+        clearTimeout(w.timer);
+        this.waiters.delete(w);
+        w.resolve(true);
+      }
+    }
+  }
+
+  private async run(r: Running): Promise<void> {
+    let delay = this.retryDelayMs;
+    while (!r.stop) {
+      try {
+        // A failing projector stays 'failing' until a batch applies again, so health checks see it.
+        if (r.status.state !== 'failing') r.status.state = 'starting';
+        const checkpoint = await this.checkpoints.acquire(r.projector.name);
+        r.status.checkpoint = checkpoint;
+        this.startRenewing(r);
+        if (r.status.state !== 'failing') r.status.state = 'running';
+        this.notify();
+        await this.consume(r, checkpoint);
+        delay = this.retryDelayMs;
+      } catch (error) {
+        if (r.renewTimer) clearInterval(r.renewTimer);
+        if (r.stop) break;
+        if (error instanceof LeaseLost) {
+          r.status.state = 'standby';
+          this.notify();
+          await sleep(LEASE_MS / 3, r);
+          continue;
+        }
+        r.status.state = 'failing';
+        r.status.last_error = error instanceof Error ? error.message : String(error);
+        this.logger.error({ projection: r.projector.name, err: error }, 'projection batch failed; retrying from its checkpoint');
+        await sleep(delay, r);
+        delay = Math.min(delay * 2, 30_000);
+      }
+    }
+    if (r.renewTimer) clearInterval(r.renewTimer);
+    await this.checkpoints.release(r.projector.name).catch(() => undefined);
+  }
+
+  private startRenewing(r: Running): void {
+    if (r.renewTimer) clearInterval(r.renewTimer);
+    r.renewTimer = setInterval(() => {
+      this.checkpoints.renew(r.projector.name).then(
+        (held) => {
+          if (!held) void r.subscription?.close();
+        },
+        () => undefined,
+      );
+    }, LEASE_MS / 3);
+    r.renewTimer.unref();
+  }
+
+  private async consume(r: Running, from: bigint): Promise<void> {
+    const subscription = this.store.subscribeToAll({ after: from });
+    r.subscription = subscription;
+    try {
+      for await (const batch of availableBatches(subscription, this.batchSize)) {
+        if (r.stop) break;
+        await this.applyBatch(r, batch);
+      }
+    } finally {
+      r.subscription = null;
+      await subscription.close();
+    }
+    if (!r.stop) throw new LeaseLost(r.projector.name);
+  }
+
+  private async applyBatch(r: Running, batch: RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1].position;
+    await this.db.transaction(async (tx) => {
+      for (const event of batch) {
+        if (r.handles.has(event.type)) await r.projector.apply(event, tx);
+      }
+      await this.checkpoints.advance(tx, r.projector.name, last);
+    });
+    r.status.checkpoint = last;
+    r.status.last_error = null;
+    r.status.last_applied_at = batch[batch.length - 1].occurred_at;
+    if (r.status.state === 'failing') r.status.state = 'running';
+    this.notify();
+  }
+
+  /**
+   * Rebuilds one read model from zero: deletes its rows and checkpoint, then replays the log up to the head as it
+   * was when the rebuild began. Holds the projector's lease throughout, so a server running it stands by.
+   */
+  async rebuild(name: string, onProgress?: (position: bigint, head: bigint) => void): Promise<{ events: number; head: bigint }> {
+    const r = this.running.get(name);
+    if (!r) throw new Error(`unknown projection ${name}; known: ${this.names.join(', ')}`);
+    if (r.loop) throw new Error(`projection ${name} is running in this process; stop it first`);
+    r.status.state = 'rebuilding';
+    await this.checkpoints.acquire(name);
+    this.startRenewing(r);
+    try {
+      await this.db.transaction(async (tx) => {
+        await r.projector.reset(tx);
+        await this.checkpoints.reset(tx, name);
+      });
+      r.status.checkpoint = 0n;
+      const head = await this.store.headPosition();
+      let after = 0n;
+      let events = 0;
+      while (after < head) {
+        const page = await this.store.readAll({ after, maxCount: this.batchSize });
+        if (page.length === 0) break;
+        await this.applyBatch(r, page);
+        after = page[page.length - 1].position;
+        events += page.length;
+        onProgress?.(after, head);
+      }
+      return { events, head };
+    } finally {
+      if (r.renewTimer) clearInterval(r.renewTimer);
+      r.status.state = 'stopped';
+      await this.checkpoints.release(name);
+    }
+  }
+}
+
+function sleep(ms: number, r: Running): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      r.wake = null;
+      resolve();
+    }
+    r.wake = done;
+  });
+}

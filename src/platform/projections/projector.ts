@@ -1,0 +1,17 @@
+import type { EntityManager } from 'typeorm';
+import type { RecordedEvent } from '../event-store/event-store.port';
+
+/**
+ * A projector folds domain events into one read model. `apply` runs inside the runner's transaction, which also
+ * stores the projector's checkpoint: a row and the checkpoint that covers it commit together or not at all.
+ */
+export interface Projector {
+  readonly name: string;
+  /** Event types this projector reads; others only advance its checkpoint. */
+  readonly handles: readonly string[];
+  apply(event: RecordedEvent, tx: EntityManager): Promise<void>;
+  /** Deletes every row of the read model (rebuild from zero). */
+  reset(tx: EntityManager): Promise<void>;
+}
+
+export const PROJECTORS = Symbol('PROJECTORS');

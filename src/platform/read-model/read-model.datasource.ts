@@ -1,0 +1,108 @@
+/**
+ * The read-model database: SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set. Schemas come
+ * from migrations (run on start), never from `synchronize`.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource, type DataSourceOptions, type EntityManager, type MixedList } from 'typeorm';
+import { PlatformTables1764000000000 } from './migrations/1764000000000-PlatformTables';
+import type { ReadModelDefinition } from './read-model.definition';
+
+export interface ReadModelDatabaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema (created if missing); lets test runs and tenants of one server stay apart. */
+  schema?: string;
+  readModels: ReadModelDefinition[];
+}
+
+export const PLATFORM_MIGRATIONS: Function[] = [PlatformTables1764000000000];
+
+export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): DataSourceOptions {
+  const entities: MixedList<Function> = options.readModels.flatMap((m) => m.entities as Function[]);
+  const migrations: Function[] = [...PLATFORM_MIGRATIONS, ...options.readModels.flatMap((m) => m.migrations as Function[])];
+  const common = { entities, migrations, migrationsRun: false, synchronize: false, logging: false } as const;
+  if (options.databaseUrl) {
+    // search_path makes raw SQL (checkpoints, idempotency) land in the same schema as the entities.
+    const extra = options.schema ? { options: `-c search_path="${options.schema}"` } : undefined;
+    return { type: 'postgres', url: options.databaseUrl, schema: options.schema, poolSize: 10, extra, ...common };
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  return {
+    type: 'better-sqlite3',
+    database: join(options.dataDir, 'read.sqlite'),
+    enableWAL: true,
+    statementCacheSize: 200,
+    // The read model is rebuildable from the log, so NORMAL durability (still crash-consistent under WAL) suffices.
+    prepareDatabase: (db: { pragma(s: string): unknown }) => {
+      db.pragma('synchronous = NORMAL');
+      db.pragma('busy_timeout = 10000');
+    },
+    ...common,
+  };
+}
+
+/**
+ * The read-model database as the platform uses it. On SQLite TypeORM drives one connection, so transactions are
+ * serialized here (two overlapping ones would share it) and queries read through a second connection, which under
+ * WAL sees only committed data. On PostgreSQL both are the same pooled DataSource.
+ */
+export class ReadModelDatabase {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly writer: DataSource,
+    readonly reader: DataSource,
+  ) {}
+
+  get isPostgres(): boolean {
+    return this.writer.options.type === 'postgres';
+  }
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    if (this.isPostgres) return this.writer.transaction(work);
+    const run = this.tail.then(() => this.writer.transaction(work));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Rewrites `?` placeholders to `$n` on PostgreSQL, so raw SQL is written once. */
+  sql(text: string): string {
+    if (!this.isPostgres) return text;
+    let n = 0;
+    return text.replace(/\?/g, () => `$${++n}`);
+  }
+
+  async ping(): Promise<void> {
+    await this.reader.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.tail.catch(() => undefined);
+    if (this.reader !== this.writer && this.reader.isInitialized) await this.reader.destroy();
+    if (this.writer.isInitialized) await this.writer.destroy();
+  }
+}
+
+/** Opens the database, brings its schema up to date (migrations) and returns writer and reader. */
+export async function openReadModelDatabase(options: ReadModelDatabaseOptions): Promise<ReadModelDatabase> {
+  const writer = await openMigratedDataSource(options);
+  if (options.databaseUrl) return new ReadModelDatabase(writer, writer);
+  const reader = new DataSource(readModelDataSourceOptions(options));
+  await reader.initialize();
+  return new ReadModelDatabase(writer, reader);
+}
+
+async function openMigratedDataSource(options: ReadModelDatabaseOptions): Promise<DataSource> {
+  const ds = new DataSource(readModelDataSourceOptions(options));
+  if (options.databaseUrl && options.schema) {
+    // The schema must exist before TypeORM looks for its migrations table in it.
+    const bootstrap = new DataSource({ type: 'postgres', url: options.databaseUrl });
+    await bootstrap.initialize();
+    await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+    await bootstrap.destroy();
+  }
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  return ds;
+}

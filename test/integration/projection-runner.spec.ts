@@ -1,0 +1,160 @@
+/**
+ * The projection runner against real read-model databases: SQLite and the local PostgreSQL.
+ */
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
+import type { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
+import { makeTestDatabase, type DatabaseKind, type TestDatabase } from '../support/databases';
+import { hex32, newEvent } from '../support/events';
+import { TestLedgerBalance, TestLedgerProjector, testLedgerReadModel } from '../support/test-ledger/ledger.read-model';
+import { ledgerStream } from '../support/test-ledger/ledger.domain';
+
+describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (kind) => {
+  let testDb: TestDatabase;
+  let store: SqliteEventStore;
+  let db: ReadModelDatabase;
+  const runners: ProjectionRunner[] = [];
+
+  beforeEach(async () => {
+    testDb = makeTestDatabase(kind);
+    store = new SqliteEventStore({ filename: join(testDb.dataDir, 'events.sqlite'), pollIntervalMs: 20 });
+    db = await testDb.open([testLedgerReadModel]);
+  });
+
+  afterEach(async () => {
+    await Promise.all(runners.splice(0).map((r) => r.stop()));
+    await db.close();
+    await store.close();
+    await testDb.dispose();
+  });
+
+  function runner(projector = new TestLedgerProjector(), database = db): ProjectionRunner {
+    const r = new ProjectionRunner(store, database, [projector], { batchSize: 50, retryDelayMs: 20 });
+    runners.push(r);
+    return r;
+  }
+
+  async function openLedger(owner: string, amounts: string[]): Promise<string> {
+    const id = hex32();
+    await store.append(ledgerStream(id), [newEvent('LedgerOpened', { ledger_id: id, owner })], 'no_stream');
+    for (const amount of amounts) await store.append(ledgerStream(id), [newEvent('LedgerCredited', { ledger_id: id, amount })], 'any');
+    return id;
+  }
+
+  const rows = async (): Promise<TestLedgerBalance[]> => db.reader.getRepository(TestLedgerBalance).find({ order: { ledger_id: 'ASC' } });
+  const checkpoint = async (name = 'test-ledger-balances'): Promise<bigint | undefined> => (await new ProjectionRunner(store, db, []).checkpoints.read(name))?.position;
+
+  it('projects the log in order and stores the checkpoint with the rows', async () => {
+    const a = await openLedger('ada', ['100', '250']);
+    await store.append('unrelated-1', [newEvent('SomethingElse')], 'no_stream');
+    const b = await openLedger('bob', ['7']);
+    const r = runner();
+    r.start();
+    const head = await store.headPosition();
+    expect(await r.waitFor(head, undefined, 5000)).toBe(true);
+
+    const byId = Object.fromEntries((await rows()).map((x) => [x.ledger_id, x]));
+    expect(byId[a]).toMatchObject({ owner: 'ada', balance: '350', entries: 2, version: 2 });
+    expect(byId[b]).toMatchObject({ owner: 'bob', balance: '7', entries: 1, version: 1 });
+    expect(await checkpoint()).toBe(head);
+    expect(r.status()[0]).toMatchObject({ name: 'test-ledger-balances', state: 'running', checkpoint: head });
+  });
+
+  it('resumes from its checkpoint after a restart without applying anything twice', async () => {
+    const a = await openLedger('ada', ['10']);
+    const first = runner();
+    first.start();
+    expect(await first.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    await first.stop();
+
+    await store.append(ledgerStream(a), [newEvent('LedgerCredited', { ledger_id: a, amount: '5' })], 'any');
+    const projector = new TestLedgerProjector();
+    const applied = jest.spyOn(projector, 'apply');
+    const second = runner(projector);
+    second.start();
+    expect(await second.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    expect(applied).toHaveBeenCalledTimes(1);
+    expect((await rows())[0]).toMatchObject({ balance: '15', entries: 2 });
+  });
+
+  it('follows live appends and lets writers wait for their position (read-your-writes)', async () => {
+    const r = runner();
+    r.start();
+    const id = await openLedger('live', []);
+    const { position } = await store.append(ledgerStream(id), [newEvent('LedgerCredited', { ledger_id: id, amount: '42' })], 'any');
+    expect(await r.waitFor(position, r.projectorsFor(['LedgerCredited']), 5000)).toBe(true);
+    expect((await rows())[0]).toMatchObject({ balance: '42' });
+    // A position nobody has reached times out rather than hanging.
+    expect(await r.waitFor(position + 1000n, undefined, 50)).toBe(false);
+  });
+
+  it('never leaves rows ahead of or behind the checkpoint when a batch fails', async () => {
+    const a = await openLedger('ada', ['1', '2']);
+    const failing = new TestLedgerProjector();
+    const bad = newEvent('LedgerCredited', { ledger_id: a, amount: '4' });
+    const before = await store.headPosition();
+    await store.append(ledgerStream(a), [newEvent('LedgerCredited', { ledger_id: a, amount: '3' }), bad], 'any');
+    failing.failOn = bad.event_id;
+    const r = runner(failing);
+    r.start();
+    await waitUntil(() => r.status()[0].state === 'failing');
+    // The batch holding the bad event rolled back whole: the row and checkpoint agree, both before the batch.
+    const cp = await checkpoint();
+    const row = (await rows())[0];
+    if (cp === undefined || cp === 0n) expect(row).toBeUndefined();
+    else {
+      expect(cp).toBe(before);
+      expect(row).toMatchObject({ balance: '3', entries: 2 });
+    }
+    expect(r.status()[0].last_error).toMatch(/projector failure/);
+
+    failing.failOn = null;
+    expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    expect((await rows())[0]).toMatchObject({ balance: '10', entries: 4 });
+
+  });
+
+  it('rebuilds a read model from zero to the same rows', async () => {
+    for (let i = 0; i < 5; i++) await openLedger(`owner-${i}`, ['1', '20', '300']);
+    const live = runner();
+    live.start();
+    expect(await live.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    const built = (await rows()).map(({ updated_at: _u, ...rest }) => rest);
+    await live.stop();
+
+    const progress: bigint[] = [];
+    const rebuilder = runner();
+    const result = await rebuilder.rebuild('test-ledger-balances', (p) => progress.push(p));
+    expect(result.events).toBe(20);
+    expect(progress[progress.length - 1]).toBe(await store.headPosition());
+    expect((await rows()).map(({ updated_at: _u, ...rest }) => rest)).toEqual(built);
+    expect(await checkpoint()).toBe(await store.headPosition());
+  });
+
+  it('runs a projector in one process at a time (lease)', async () => {
+    await openLedger('ada', ['5']);
+    const otherDb = await testDb.open([testLedgerReadModel]);
+    try {
+      const one = runner();
+      one.start();
+      expect(await one.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+      const two = runner(new TestLedgerProjector(), otherDb);
+      two.start();
+      await waitUntil(() => two.status()[0].state === 'standby');
+      await expect(two.rebuild('test-ledger-balances')).rejects.toThrow(/running in this process|another process/);
+      await two.stop();
+      expect((await rows())[0]).toMatchObject({ balance: '5', entries: 1 });
+    } finally {
+      await otherDb.close();
+    }
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
