@@ -361,6 +361,11 @@ function sleep(ms: number): Promise<void> {
 // The adapter
 // ---------------------------------------------------------------------------------------------------------------
 
+export interface EventStoreDbOptions {
+  /** Told of every subscription drop before it is resumed (for logs and metrics; drops are otherwise silent). */
+  onSubscriptionDrop?: (error: unknown, failures: number) => void;
+}
+
 export class EventStoreDbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;
   private readonly client: EventStoreDBClient;
@@ -370,7 +375,10 @@ export class EventStoreDbEventStore implements EventStore {
   private closed = false;
 
   /** `connection`: an esdb:// / kurrentdb connection string, or a client the store then owns (close() disposes it). */
-  constructor(connection: string | EventStoreDBClient) {
+  constructor(
+    connection: string | EventStoreDBClient,
+    private readonly options: EventStoreDbOptions = {},
+  ) {
     this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
   }
 
@@ -533,7 +541,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
     if (this.closed) throw new Error('event store is closed');
-    const sub = new EventStoreDbSubscription(this.client, options.after, (s) => this.subscriptions.delete(s));
+    const sub = new EventStoreDbSubscription(this.client, options.after, (s) => this.subscriptions.delete(s), this.options.onSubscriptionDrop);
     this.subscriptions.add(sub);
     return sub;
   }
@@ -597,6 +605,7 @@ export class EventStoreDbSubscription implements EventSubscription {
     private readonly client: EventStoreDBClient,
     after: bigint | undefined,
     private readonly onClosed: (sub: EventStoreDbSubscription) => void,
+    private readonly onDrop?: (error: unknown, failures: number) => void,
   ) {
     const start = toReadPosition(after);
     this.last = start === START || start === END ? undefined : start;
@@ -629,9 +638,11 @@ export class EventStoreDbSubscription implements EventSubscription {
             if (recorded) yield recorded;
           }
           // The server ended a subscription we did not close: treat it like a drop.
+          if (!this.closed) this.reportDrop(new Error('subscription ended by the server'), failures);
         } catch (err) {
           if (this.closed) return;
           if (FATAL_SUBSCRIPTION_ERRORS.has(errorType(err))) throw toPlatformError(err, '$all');
+          this.reportDrop(err, failures);
         } finally {
           if (this.live === sub) this.live = undefined;
           await sub?.unsubscribe().catch(() => undefined);
@@ -642,6 +653,14 @@ export class EventStoreDbSubscription implements EventSubscription {
     } finally {
       this.closed = true;
       this.onClosed(this);
+    }
+  }
+
+  private reportDrop(error: unknown, failures: number): void {
+    try {
+      this.onDrop?.(error, failures);
+    } catch {
+      // A failing log hook must not end the subscription.
     }
   }
 

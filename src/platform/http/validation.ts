@@ -1,0 +1,121 @@
+/**
+ * DTO validation with class-validator. Shapes the seeds mark "no extra fields" carry `@NoExtraFields()` and reject
+ * unknown fields by name; every other shape drops them. JSON numbers never pass where a decimal string is due.
+ */
+import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, registerDecorator, validate, type ValidationError, type ValidationOptions } from 'class-validator';
+import { ValidationFailed, type ErrorDetail } from '../errors';
+
+const NO_EXTRA_FIELDS = Symbol('noExtraFields');
+
+/** Marks a DTO whose shape allows no unknown fields (the seeds' "no extra fields allowed"). */
+export function NoExtraFields(): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(NO_EXTRA_FIELDS, true, target);
+  };
+}
+
+function allowsNoExtraFields(target: Function): boolean {
+  return Reflect.getOwnMetadata(NO_EXTRA_FIELDS, target) === true;
+}
+
+/** Properties class-validator knows for a class (its own and inherited). */
+function knownProperties(target: Function): Set<string> {
+  const metas = getMetadataStorage().getTargetValidationMetadatas(target, '', true, false);
+  return new Set(metas.map((m) => m.propertyName));
+}
+
+function findExtraFields(value: unknown, path: string, out: ErrorDetail[]): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => findExtraFields(v, `${path}[${i}]`, out));
+    return;
+  }
+  const ctor = (value as object).constructor;
+  const strict = ctor !== Object && allowsNoExtraFields(ctor);
+  const known = ctor !== Object ? knownProperties(ctor) : null;
+  for (const key of Object.keys(value)) {
+    const field = path ? `${path}.${key}` : key;
+    if (strict && known && !known.has(key)) out.push({ field, issue: 'unknown field: this shape allows no extra fields' });
+    else findExtraFields((value as Record<string, unknown>)[key], field, out);
+  }
+}
+
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const e of errors) {
+    const field = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
+    for (const issue of Object.values(e.constraints ?? {})) out.push({ field, issue });
+    if (e.children?.length) out.push(...flattenValidationErrors(e.children, field));
+  }
+  return out;
+}
+
+/** Validates a plain value against a DTO class; returns the instance (unknown fields of open shapes removed). */
+export async function validateDto<T extends object>(cls: new () => T, value: unknown, where = 'body'): Promise<T> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ValidationFailed(`The ${where} must be a JSON object.`, [{ field: where, issue: 'must be a JSON object' }]);
+  }
+  const instance = plainToInstance(cls, value, { enableImplicitConversion: false });
+  const extra: ErrorDetail[] = [];
+  findExtraFields(instance, '', extra);
+  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: false, forbidUnknownValues: true, validationError: { target: false, value: false } });
+  const details = [...extra, ...flattenValidationErrors(errors)];
+  if (details.length > 0) throw new ValidationFailed(`The ${where} is invalid.`, details);
+  return instance;
+}
+
+@Injectable()
+export class PlatformValidationPipe implements PipeTransform {
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const cls = metadata.metatype;
+    if (!cls || metadata.type === 'custom' || [String, Number, Boolean, Array, Object].includes(cls as never)) return value;
+    if (getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length === 0 && !allowsNoExtraFields(cls)) return value;
+    return validateDto(cls as new () => object, value ?? {}, metadata.type === 'query' ? 'query' : metadata.type === 'param' ? 'path' : 'body');
+  }
+}
+
+const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+export interface DecimalStringOptions {
+  /** Require > 0. */
+  positive?: boolean;
+  /** Allow a leading minus. */
+  signed?: boolean;
+  maxFractionDigits?: number;
+  maxIntegerDigits?: number;
+}
+
+/** True when `value` is a decimal string as the platform's wire format has them. */
+export function isDecimalString(value: unknown, options: DecimalStringOptions = {}): boolean {
+  if (typeof value !== 'string' || !DECIMAL.test(value)) return false;
+  const negative = value.startsWith('-');
+  if (negative && !options.signed) return false;
+  const [int, frac = ''] = value.replace('-', '').split('.');
+  if (options.maxFractionDigits !== undefined && frac.length > options.maxFractionDigits) return false;
+  if (int.length > (options.maxIntegerDigits ?? 30)) return false;
+  if (options.positive && (negative || /^0*(\.0*)?$/.test(value.replace('-', '')))) return false;
+  return true;
+}
+
+/** A decimal string (amounts, prices, quantities). A JSON number is rejected with a message that says so. */
+export function IsDecimalString(options: DecimalStringOptions = {}, validationOptions?: ValidationOptions): PropertyDecorator {
+  return (object, propertyName) => {
+    registerDecorator({
+      name: 'isDecimalString',
+      target: object.constructor,
+      propertyName: propertyName as string,
+      options: validationOptions,
+      validator: {
+        validate: (value: unknown) => isDecimalString(value, options),
+        defaultMessage: (args) => {
+          if (typeof args?.value === 'number') return `${args.property} must be a decimal string such as "10.50", not a JSON number`;
+          const rules = [options.positive ? 'positive' : options.signed ? 'signed' : 'non-negative'];
+          if (options.maxFractionDigits !== undefined) rules.push(`at most ${options.maxFractionDigits} fractional digits`);
+          return `${args?.property} must be a ${rules.join(', ')} decimal string such as "10.50"`;
+        },
+      },
+    });
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The audit-chain commitment against vectors computed independently of this code base
+ * (test/fixtures/make_commitment_vectors.py, its own RFC 8785 implementation; see "how" in the fixture).
+ */
+import vectors from '../fixtures/commitments.json';
+import { canonicalJson, eventCommitment, sha256Hex, verifyStreamChain, COMMITMENT_ALG } from '../../src/platform/commitments/commitment';
+import type { EventMetadata } from '../../src/platform/event-store/event-store.port';
+import type { JsonObject } from '../../src/platform/commitments/json';
+
+interface Vector {
+  name: string;
+  input: {
+    alg: string;
+    stream: string;
+    revision: number;
+    event_id: string;
+    type: string;
+    occurred_at: string;
+    data: JsonObject;
+    metadata: EventMetadata;
+    previous_event_commitment: string | null;
+  };
+  canonical: string;
+  event_commitment: string;
+}
+
+const all = vectors.vectors as unknown as Vector[];
+const fields = (v: Vector) => {
+  const { alg: _alg, revision, ...rest } = v.input;
+  return { ...rest, revision: BigInt(revision) };
+};
+
+describe('event commitments (sha256-jcs-v1)', () => {
+  it('has enough independent vectors', () => {
+    expect(vectors.alg).toBe(COMMITMENT_ALG);
+    expect(all.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(all.map((v) => [v.name, v] as const))('canonicalizes and hashes vector %s', (_name, v) => {
+    expect(canonicalJson(v.input)).toBe(v.canonical);
+    expect(sha256Hex(v.canonical)).toBe(v.event_commitment);
+    expect(eventCommitment(fields(v))).toBe(v.event_commitment);
+  });
+
+  it('verifies the vectors that form a chain, and finds a broken link', () => {
+    const chain = all.filter((v) => v.name.startsWith('chain-')).map((v) => ({ ...fields(v), event_commitment: v.event_commitment }));
+    expect(chain.length).toBeGreaterThanOrEqual(3);
+    expect(verifyStreamChain(chain)).toBeNull();
+
+    const reordered = [chain[0], chain[2], chain[1]];
+    expect(verifyStreamChain(reordered)).toMatchObject({ index: 1 });
+    const edited = chain.map((e, i) => (i === 1 ? { ...e, type: 'Edited' } : e));
+    expect(verifyStreamChain(edited)).toMatchObject({ index: 1, reason: expect.stringContaining('event_commitment') });
+  });
+
+  it('does not depend on key insertion order', () => {
+    const v = all[0];
+    const reversed = Object.fromEntries(Object.entries(v.input).reverse());
+    expect(canonicalJson(reversed)).toBe(v.canonical);
+  });
+});
