@@ -4,7 +4,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
   transform: {
-    '^.+\\.ts$': [
+    '^.+\\.(ts|js)$': [
       '@swc/jest',
       {
         jsc: {
@@ -16,6 +16,9 @@ module.exports = {
       },
     ],
   },
+  // content-disposition 3 (under @fastify/static, which serves Swagger UI) ships only ESM; Node 20 requires it
+  // natively but Jest's module system does not, so SWC compiles it to CommonJS for the tests.
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   maxWorkers: 2,
   testTimeout: 30000,
 };

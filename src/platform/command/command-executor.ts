@@ -30,6 +30,9 @@ export interface CommandOutcome<S> {
 
 @Injectable()
 export class CommandExecutor {
+  /** Commands on one stream run one at a time in this process, so they never conflict with each other. */
+  private readonly streamLocks = new Map<string, Promise<unknown>>();
+
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   async load<S, E extends DomainEvent>(stream: string, decider: Pick<Decider<unknown, S, E>, 'initialState' | 'evolve'>): Promise<{ state: S; version: bigint | null; events: RecordedEvent[] }> {
@@ -39,8 +42,20 @@ export class CommandExecutor {
     return { state, version: events.length > 0 ? events[events.length - 1].revision : null, events };
   }
 
-  async execute<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions = {}): Promise<CommandOutcome<S>> {
-    const maxAttempts = options.expectedVersion === undefined ? (options.maxAttempts ?? 5) : 1;
+  execute<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions = {}): Promise<CommandOutcome<S>> {
+    const previous = this.streamLocks.get(stream) ?? Promise.resolve();
+    const run = previous.then(() => this.executeNow(stream, decider, command, options));
+    const settled = run.catch(() => undefined);
+    this.streamLocks.set(stream, settled);
+    void settled.then(() => {
+      if (this.streamLocks.get(stream) === settled) this.streamLocks.delete(stream);
+    });
+    return run;
+  }
+
+  /** Conflicts left are with other processes: retried after a short jittered pause, unless the client pinned a version. */
+  private async executeNow<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions): Promise<CommandOutcome<S>> {
+    const maxAttempts = options.expectedVersion === undefined ? (options.maxAttempts ?? 8) : 1;
     for (let attempt = 1; ; attempt++) {
       const { state, version } = await this.load(stream, decider);
       if (options.expectedVersion !== undefined && version !== options.expectedVersion) {
@@ -65,8 +80,8 @@ export class CommandExecutor {
         const next = decided.reduce((s, e) => decider.evolve(s, e), state);
         return { state: next, version: result.next_revision, position: result.position, events };
       } catch (error) {
-        if (error instanceof VersionConflict && attempt < maxAttempts) continue;
-        throw error;
+        if (!(error instanceof VersionConflict) || attempt >= maxAttempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
     }
   }

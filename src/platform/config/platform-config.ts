@@ -23,7 +23,7 @@ export class EnvironmentVariables {
   @IsString()
   DATA_DIR = './data';
 
-  @Transform(emptyToUndefined) @IsOptional() @Matches(/^(esdb|esdb\+discover|kurrentdb|kdb|kurrent)(\+discover)?:\/\//, { message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// or kurrentdb:// connection string' })
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^esdb(\+discover)?:\/\//, { message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// or esdb+discover:// connection string (KurrentDB accepts these too)' })
   EVENTSTORE_CONNECTION_STRING?: string;
 
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })

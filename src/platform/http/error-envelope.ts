@@ -96,14 +96,14 @@ export function mapError(error: unknown, requestId: string): MappedError {
     return { status: STATUS_OF[code], body: envelope(code, message, requestId), headers: {}, internal: status >= 500 };
   }
 
+  if (error instanceof SyntaxError) {
+    return { status: 400, body: envelope('VALIDATION_FAILED', 'The request body is not valid JSON.', requestId), headers: {}, internal: false };
+  }
   // Fastify's own client errors (4xx with a statusCode) that have no entry above.
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     const code = HTTP_STATUS_CODES[statusCode] ?? 'VALIDATION_FAILED';
     return { status: STATUS_OF[code], body: envelope(code, 'The request is malformed.', requestId), headers: {}, internal: false };
-  }
-  if (error instanceof SyntaxError) {
-    return { status: 400, body: envelope('VALIDATION_FAILED', 'The request body is not valid JSON.', requestId), headers: {}, internal: false };
   }
   return { status: 500, body: envelope('INTERNAL', 'Internal error.', requestId, { retryable: true }), headers: {}, internal: true };
 }

@@ -1,0 +1,67 @@
+/**
+ * Builds the Nest application on Fastify with every platform convention installed. `main.ts` listens on it; the
+ * e2e tests use it unchanged (with their own DATA_DIR), so what is tested is what runs.
+ */
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Logger } from 'nestjs-pino';
+import { AppModule, type AppModuleOptions } from './app.module';
+import { newId } from './platform/context/request-context';
+import { CommandPipelineInterceptor } from './platform/http/command-pipeline.interceptor';
+import { IdempotencyStore } from './platform/http/idempotency.store';
+import { PlatformExceptionFilter } from './platform/http/platform-exception.filter';
+import { installRequestLifecycle, requestIdFrom } from './platform/http/request-lifecycle';
+import { PlatformValidationPipe } from './platform/http/validation';
+import { MetricsService } from './platform/observability/metrics.service';
+
+export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.config.bodyLimitBytes,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdFrom(req.headers['x-request-id'], newId),
+    logger: false,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, { bodyParser: false, bufferLogs: true });
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+
+  const fastify = app.getHttpAdapter().getInstance();
+  installJsonOnly(fastify, options.config.bodyLimitBytes);
+  const metrics = app.get(MetricsService);
+  installRequestLifecycle(fastify, {
+    idempotency: app.get(IdempotencyStore),
+    observe: (method, route, status, seconds) => metrics.httpRequests.observe({ method, route, status: String(status) }, seconds),
+  });
+
+  app.useGlobalFilters(app.get(PlatformExceptionFilter));
+  app.useGlobalPipes(app.get(PlatformValidationPipe));
+  app.useGlobalInterceptors(app.get(CommandPipelineInterceptor));
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Trading and Account Platform Interface')
+      .setDescription('Order-book trading, identity, AI-agent wallets, commerce, billing, agentic memory and notifications. Errors use one envelope; see docs/api.md.')
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'api/v1/openapi.json', raw: ['json'] });
+
+  app.enableShutdownHooks();
+  await app.init();
+  await fastify.ready();
+  return app;
+}
+
+/** JSON is the only body format: keep the raw bytes (idempotency fingerprints) and drop Fastify's text/plain. */
+function installJsonOnly(fastify: FastifyInstance, bodyLimit: number): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    request.rawBody = body;
+    parseJson(request, body.toString('utf8'), done);
+  });
+}

@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { createApp } from './app.factory';
+import { loadPlatformConfig } from './platform/config/platform-config';
+
+async function main(): Promise<void> {
+  const config = loadPlatformConfig();
+  const app = await createApp({ config });
+  await app.listen({ port: config.port, host: config.host });
+  const store = config.eventStoreConnectionString ? 'EventStoreDB' : `SQLite (${config.dataDir}/events.sqlite)`;
+  const readModels = config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.dataDir}/read.sqlite)`;
+  process.stdout.write(
+    JSON.stringify({ level: 30, time: Date.now(), msg: `listening on http://${config.host}:${config.port} — events: ${store}; read models: ${readModels}; API docs at /docs` }) + '\n',
+  );
+}
+
+main().catch((error: unknown) => {
+  // Config errors name the variable; anything else is a start-up failure worth its stack on stderr.
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+/**
+ * Wraps every handler: runs it inside the request context, applies Idempotency-Key to POSTs, waits for
+ * X-Min-Position before reads, and after a command waits (bounded) until the projections it affects have passed
+ * its commit position — read-your-writes (PLATFORM.md section 1).
+ */
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import { from, lastValueFrom, Observable } from 'rxjs';
+import { runWithContext } from '../context/request-context';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
+import { PlatformError, ValidationFailed } from '../errors';
+import { ProjectionRunner } from '../projections/projection-runner';
+import { IdempotencyStore, type StoredResponse } from './idempotency.store';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const POSITION = /^\d{1,20}$/;
+
+/** Thrown to short-circuit a handler with a retained response; the exception filter sends it as it was. */
+export class IdempotentReplay extends Error {
+  constructor(readonly response: StoredResponse) {
+    super('idempotent replay');
+  }
+}
+
+@Injectable()
+export class CommandPipelineInterceptor implements NestInterceptor {
+  constructor(
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly runner: ProjectionRunner,
+    private readonly idempotency: IdempotencyStore,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    return from(runWithContext(request.platformContext, () => this.handle(request, next)));
+  }
+
+  private async handle(request: FastifyRequest, next: CallHandler): Promise<unknown> {
+    await this.waitForMinPosition(request);
+    await this.beginIdempotent(request);
+    const result = await lastValueFrom(next.handle(), { defaultValue: undefined });
+    const ctx = request.platformContext;
+    if (ctx.commit_position !== null) {
+      const names = this.runner.projectorsFor(ctx.appended_types);
+      const reached = await this.runner.waitFor(ctx.commit_position, names, this.config.readYourWritesTimeoutMs);
+      if (!reached) request.projectionsPending = true;
+    }
+    return result;
+  }
+
+  private async waitForMinPosition(request: FastifyRequest): Promise<void> {
+    const header = request.headers['x-min-position'];
+    if (header === undefined) return;
+    if (typeof header !== 'string' || !POSITION.test(header)) {
+      throw new ValidationFailed('Invalid X-Min-Position.', [{ field: 'X-Min-Position', issue: 'must be a global position (decimal integer)' }]);
+    }
+    const reached = await this.runner.waitFor(BigInt(header), undefined, this.config.minPositionTimeoutMs);
+    if (!reached) {
+      throw new PlatformError('SERVICE_UNAVAILABLE', `The read models have not reached position ${header} yet; retry shortly.`, { retryable: true, retryAfter: 1 });
+    }
+  }
+
+  private async beginIdempotent(request: FastifyRequest): Promise<void> {
+    const header = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || header === undefined) return;
+    if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) {
+      throw new ValidationFailed('Invalid Idempotency-Key.', [{ field: 'Idempotency-Key', issue: 'must be 1-255 printable ASCII characters' }]);
+    }
+    const ctx = request.platformContext;
+    const scope = `${ctx.actor.type}:${ctx.actor.reference}`;
+    const fingerprint = createHash('sha256')
+      .update(`${request.method} ${request.url}\n`)
+      .update(request.rawBody ?? Buffer.alloc(0))
+      .digest('hex');
+    const begun = await this.idempotency.begin(scope, header, fingerprint);
+    if (begun.kind === 'replay') throw new IdempotentReplay(begun.response);
+    request.idempotency = { scope, key: header };
+  }
+}

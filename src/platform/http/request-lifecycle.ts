@@ -1,0 +1,79 @@
+/**
+ * Per-request plumbing on the Fastify instance: request ids, the request context, read-your-writes, the
+ * idempotency record's completion and metrics. Errors Fastify raises before routing (body parsing, content type,
+ * size) reach Nest's handler and so the platform exception filter like any other.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createRequestContext, type RequestContext } from '../context/request-context';
+import type { IdempotencyStore } from './idempotency.store';
+import { mapError } from './error-envelope';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+export interface IdempotencyInFlight {
+  scope: string;
+  key: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    platformContext: RequestContext;
+    idempotency?: IdempotencyInFlight;
+    /** Set when the command's projections did not catch up within the bounded wait. */
+    projectionsPending?: boolean;
+    rawBody?: Buffer;
+  }
+}
+
+export function requestIdFrom(header: unknown, fallback: () => string): string {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : fallback();
+}
+
+export interface LifecycleDeps {
+  idempotency: IdempotencyStore;
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function installRequestLifecycle(fastify: FastifyInstance, deps: LifecycleDeps): void {
+  fastify.decorateRequest('platformContext', null as unknown as RequestContext);
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    request.platformContext = createRequestContext({ request_id: String(request.id) });
+    const correlation = request.headers['x-correlation-id'];
+    if (typeof correlation === 'string' && REQUEST_ID.test(correlation)) request.platformContext.correlation_id = correlation;
+    reply.header('X-Request-Id', String(request.id));
+  });
+
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const ctx = request.platformContext;
+    if (ctx?.commit_position !== null && ctx?.commit_position !== undefined) {
+      reply.header('X-Position', ctx.commit_position.toString());
+      if (request.projectionsPending && reply.statusCode < 300) reply.code(202);
+    }
+    const pending = request.idempotency;
+    if (pending) {
+      request.idempotency = undefined;
+      if (reply.statusCode >= 200 && reply.statusCode < 300) {
+        const headers: Record<string, string> = { 'content-type': String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8') };
+        const position = reply.getHeader('x-position');
+        if (position !== undefined) headers['x-position'] = String(position);
+        await deps.idempotency.complete(pending.scope, pending.key, { status: reply.statusCode, headers, body: typeof payload === 'string' ? payload : '' });
+      } else {
+        await deps.idempotency.abandon(pending.scope, pending.key);
+      }
+    }
+    return payload;
+  });
+
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    deps.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown, logError: (error: unknown, request: FastifyRequest) => void): FastifyReply {
+  const mapped = mapError(error, String(request.id));
+  if (mapped.internal) logError(error, request);
+  for (const [k, v] of Object.entries(mapped.headers)) reply.header(k, v);
+  return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body);
+}

@@ -1,0 +1,36 @@
+/**
+ * Structured JSON logs (pino). Credentials never reach a log line: headers that carry them and every field named
+ * like a password, token, secret or code are censored wherever they appear (two levels deep covers our bodies).
+ */
+import type { Params } from 'nestjs-pino';
+
+const SECRET_FIELDS = [
+  'password', 'current_password', 'new_password', 'token', 'access_token', 'refresh_token', 'step_up_token', 'hashed_token',
+  'secret', 'client_secret', 'totp_code', 'recovery_code', 'recovery_codes', 'code', 'authorization', 'api_key', 'private_key',
+];
+
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'req.headers["proxy-authorization"]',
+  'res.headers["set-cookie"]',
+  ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
+];
+
+export function loggerParams(level: string, stream?: NodeJS.WritableStream): Params {
+  return {
+    pinoHttp: {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      // The request id Fastify assigned (from X-Request-Id or generated) ties log lines to the error envelope.
+      genReqId: (req) => (req as unknown as { id: string }).id,
+      customProps: (req) => ({ request_id: (req as unknown as { id: string }).id }),
+      serializers: {
+        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({ id: req.id, method: req.method, url: req.url, headers: req.headers }),
+      },
+      autoLogging: { ignore: (req) => req.url === '/health/live' || req.url === '/metrics' },
+      ...(stream ? { stream } : {}),
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { EVENT_STORE, type EventStore } from '../event-store/event-store.port';
+import { ProjectionRunner } from '../projections/projection-runner';
+import { ReadModelDatabase } from '../read-model/read-model.datasource';
+import { Public } from '../http/public.decorator';
+import { MetricsService } from './metrics.service';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
+
+@ApiExcludeController()
+@Public()
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly db: ReadModelDatabase,
+    private readonly runner: ProjectionRunner,
+    private readonly metrics: MetricsService,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  @Get('health/live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Ready when the event store and read-model database answer and no projector is stopped or failing. */
+  @Get('health/ready')
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
+    const checks: Record<string, { status: 'up' | 'down'; detail?: string }> = {};
+    try {
+      const head = await this.store.headPosition();
+      checks.event_store = { status: 'up', detail: `${this.store.kind}, head ${head}` };
+    } catch (error) {
+      checks.event_store = { status: 'down', detail: describe(error) };
+    }
+    try {
+      await this.db.ping();
+      checks.read_models = { status: 'up', detail: this.db.isPostgres ? 'postgres' : 'sqlite' };
+    } catch (error) {
+      checks.read_models = { status: 'down', detail: describe(error) };
+    }
+    const projections = this.runner.status().map((s) => ({ name: s.name, state: s.state, checkpoint: s.checkpoint.toString(), last_error: s.last_error }));
+    // A node started with PROJECTIONS_AUTOSTART=false serves the API while other nodes project.
+    const healthy = this.config.projectionsAutostart ? ['running', 'standby', 'starting'] : ['running', 'standby', 'starting', 'stopped'];
+    const projectionsOk = projections.every((p) => healthy.includes(p.state));
+    checks.projections = { status: projectionsOk ? 'up' : 'down' };
+    const ok = Object.values(checks).every((c) => c.status === 'up');
+    reply.code(ok ? 200 : 503);
+    return { status: ok ? 'ok' : 'unavailable', checks, projections };
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  async scrape(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message.slice(0, 200) : 'unreachable';
+}

@@ -1,0 +1,101 @@
+/**
+ * What every module stands on: configuration, the event store (SQLite or EventStoreDB), the read-model database,
+ * the projection runner, the command executor, idempotency, metrics and health.
+ */
+import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'node:path';
+import { Logger } from 'nestjs-pino';
+import { CommandExecutor } from './command/command-executor';
+import { PLATFORM_CONFIG, type PlatformConfig } from './config/platform-config';
+import { EVENT_STORE, type EventStore } from './event-store/event-store.port';
+import { EventStoreDbEventStore } from './event-store/eventstoredb/eventstoredb.event-store';
+import { SqliteEventStore } from './event-store/sqlite/sqlite.event-store';
+import { CommandPipelineInterceptor } from './http/command-pipeline.interceptor';
+import { IdempotencyStore } from './http/idempotency.store';
+import { PlatformExceptionFilter } from './http/platform-exception.filter';
+import { PlatformValidationPipe } from './http/validation';
+import { HealthController } from './observability/health.controller';
+import { MetricsService } from './observability/metrics.service';
+import { ProjectionRunner } from './projections/projection-runner';
+import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
+import type { ReadModelDefinition } from './read-model/read-model.definition';
+
+export interface PlatformModuleOptions {
+  config: PlatformConfig;
+  readModels: ReadModelDefinition[];
+}
+
+export function openEventStore(config: PlatformConfig): EventStore {
+  return config.eventStoreConnectionString
+    ? new EventStoreDbEventStore(config.eventStoreConnectionString)
+    : new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite') });
+}
+
+@Global()
+@Module({})
+export class PlatformModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private purgeTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly db: ReadModelDatabase,
+    private readonly runner: ProjectionRunner,
+    private readonly idempotency: IdempotencyStore,
+  ) {}
+
+  static forRoot(options: PlatformModuleOptions): DynamicModule {
+    return {
+      module: PlatformModule,
+      controllers: [HealthController],
+      providers: [
+        { provide: PLATFORM_CONFIG, useValue: options.config },
+        { provide: EVENT_STORE, useFactory: () => openEventStore(options.config) },
+        {
+          provide: ReadModelDatabase,
+          useFactory: () =>
+            openReadModelDatabase({
+              dataDir: options.config.dataDir,
+              databaseUrl: options.config.databaseUrl,
+              schema: options.config.databaseSchema,
+              readModels: options.readModels,
+            }),
+        },
+        {
+          provide: ProjectionRunner,
+          inject: [EVENT_STORE, ReadModelDatabase, Logger],
+          useFactory: (store: EventStore, db: ReadModelDatabase, logger: Logger) =>
+            new ProjectionRunner(
+              store,
+              db,
+              options.readModels.map((m) => new m.projector()),
+              {
+                batchSize: options.config.projectionBatchSize,
+                logger: { info: (o, m) => logger.log(o, m), warn: (o, m) => logger.warn(o, m), error: (o, m) => logger.error(o, m) },
+              },
+            ),
+        },
+        { provide: IdempotencyStore, inject: [ReadModelDatabase], useFactory: (db: ReadModelDatabase) => new IdempotencyStore(db, options.config.idempotencyTtlSeconds) },
+        CommandExecutor,
+        MetricsService,
+        CommandPipelineInterceptor,
+        PlatformExceptionFilter,
+        PlatformValidationPipe,
+      ],
+      exports: [PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineInterceptor, PlatformExceptionFilter, PlatformValidationPipe],
+    };
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.projectionsAutostart) this.runner.start();
+    this.purgeTimer = setInterval(() => void this.idempotency.purgeExpired().catch(() => undefined), 10 * 60_000);
+    this.purgeTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    await this.runner.stop();
+    await this.db.close();
+    await this.store.close();
+  }
+}

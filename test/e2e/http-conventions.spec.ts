@@ -1,0 +1,286 @@
+/**
+ * PLATFORM.md section 4 end to end, over the real application (Fastify, Nest, SQLite stores) with the test-only
+ * ledger module: envelopes, validation, idempotency, pagination, read-your-writes, request ids, docs, health,
+ * metrics and log redaction.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { startTestApp, type TestApp } from '../support/app';
+
+describe('HTTP conventions', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ BODY_LIMIT_BYTES: '4096', MIN_POSITION_TIMEOUT_MS: '100' });
+  });
+  afterAll(async () => t.close());
+
+  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, payload: payload as object, headers });
+  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+  const openLedger = async (owner = 'ada'): Promise<string> => {
+    const r = await post('/api/v1/test-ledgers', { owner });
+    expect(r.statusCode).toBe(201);
+    return r.json().ledger_id;
+  };
+  const store = (): EventStore => t.app.get(EVENT_STORE);
+
+  function expectEnvelope(body: unknown, code: string): void {
+    expect(body).toMatchObject({ success: false, error: { code, message: expect.any(String), request_id: expect.any(String), retryable: expect.any(Boolean), details: expect.any(Array) } });
+  }
+
+  describe('commands', () => {
+    it('answers with X-Position and X-Request-Id, and a read right after sees the write', async () => {
+      const id = await openLedger();
+      const credit = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '250' }, { 'x-request-id': 'client-req-0001' });
+      expect(credit.statusCode).toBe(200);
+      expect(credit.headers['x-request-id']).toBe('client-req-0001');
+      expect(credit.headers['x-position']).toMatch(/^\d+$/);
+      expect(credit.json()).toEqual({ ledger_id: id, owner: 'ada', balance: '250', version: 1 });
+
+      const read = await get(`/api/v1/test-ledgers/${id}`);
+      expect(read.statusCode).toBe(200);
+      expect(read.json()).toMatchObject({ balance: '250', version: 1 });
+      expect(read.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+
+      const [event] = await store().readStream(`test-ledger-${id}`, { fromRevision: 1n });
+      expect(event.type).toBe('LedgerCredited');
+      expect(event.metadata.request_id).toBe('client-req-0001');
+      expect(event.position.toString()).toBe(credit.headers['x-position']);
+    });
+
+    it('reports a stale expected_version as 409 VERSION_CONFLICT with the current version', async () => {
+      const id = await openLedger();
+      await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '1' });
+      const stale = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '1', expected_version: 0 });
+      expect(stale.statusCode).toBe(409);
+      expectEnvelope(stale.json(), 'VERSION_CONFLICT');
+      expect(stale.json().error.current_version).toBe(1);
+      const fresh = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '1', expected_version: 1 });
+      expect(fresh.statusCode).toBe(200);
+      expect(fresh.json().version).toBe(2);
+    });
+
+    it('keeps one gap-free stream when unpinned commands race (retry on conflict)', async () => {
+      const id = await openLedger();
+      const results = await Promise.all(Array.from({ length: 8 }, () => post(`/api/v1/test-ledgers/${id}/credits`, { amount: '5' })));
+      expect(results.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+      expect((await get(`/api/v1/test-ledgers/${id}`)).json()).toMatchObject({ balance: '40', version: 8 });
+    });
+  });
+
+  describe('validation', () => {
+    it('rejects a JSON number where a decimal string is due, naming the field', async () => {
+      const id = await openLedger();
+      const r = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: 10 });
+      expect(r.statusCode).toBe(400);
+      expectEnvelope(r.json(), 'VALIDATION_FAILED');
+      expect(r.json().error.details).toEqual([{ field: 'amount', issue: expect.stringContaining('not a JSON number') }]);
+    });
+
+    it('rejects unknown fields on "no extra fields" shapes and ignores them elsewhere', async () => {
+      const id = await openLedger();
+      const strict = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '3', note: 'hi' });
+      expect(strict.statusCode).toBe(400);
+      expect(strict.json().error.details).toEqual([{ field: 'note', issue: expect.stringContaining('unknown field') }]);
+      const open = await post('/api/v1/test-ledgers', { owner: 'bob', favourite_colour: 'green' });
+      expect(open.statusCode).toBe(201);
+      expect(open.json()).not.toHaveProperty('favourite_colour');
+    });
+
+    it.each([
+      ['malformed JSON', { 'content-type': 'application/json' }, '{"owner":', 400, 'VALIDATION_FAILED'],
+      ['an empty JSON body', { 'content-type': 'application/json' }, '', 400, 'VALIDATION_FAILED'],
+      ['a JSON array', { 'content-type': 'application/json' }, '[1,2]', 400, 'VALIDATION_FAILED'],
+      ['prototype poisoning', { 'content-type': 'application/json' }, '{"owner":"x","__proto__":{"admin":true}}', 400, 'VALIDATION_FAILED'],
+      ['text/plain', { 'content-type': 'text/plain' }, 'owner=ada', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      ['a form', { 'content-type': 'application/x-www-form-urlencoded' }, 'owner=ada', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      ['a body over the limit', { 'content-type': 'application/json' }, JSON.stringify({ owner: 'x'.repeat(5000) }), 413, 'PAYLOAD_TOO_LARGE'],
+    ])('answers %s with the error envelope', async (_name, headers, payload, status, code) => {
+      const r = await t.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', headers, payload });
+      expect(r.statusCode).toBe(status);
+      expectEnvelope(r.json(), code);
+      expect(r.json().error.request_id).toBe(r.headers['x-request-id']);
+    });
+
+    it('answers unknown routes, methods and malformed path ids without a 500', async () => {
+      const unknown = await get('/api/v1/no-such-thing');
+      expect(unknown.statusCode).toBe(404);
+      expectEnvelope(unknown.json(), 'NOT_FOUND');
+      const method = await t.app.inject({ method: 'DELETE', url: '/api/v1/test-ledgers' });
+      expect(method.statusCode).toBe(404);
+      const badId = await get('/api/v1/test-ledgers/NOT-HEX');
+      expect(badId.statusCode).toBe(400);
+      expect(badId.json().error.details[0].field).toBe('ledger_id');
+      const missing = await get(`/api/v1/test-ledgers/${'a'.repeat(32)}`);
+      expect(missing.statusCode).toBe(404);
+    });
+
+    it('answers a server fault with INTERNAL and no stack, SQL or message text', async () => {
+      const r = await post('/api/v1/test-failures/internal', {});
+      expect(r.statusCode).toBe(500);
+      expectEnvelope(r.json(), 'INTERNAL');
+      expect(r.body).not.toMatch(/SELECT|SQLITE|password|at \w+ \(/);
+      expect(t.logs.some((l) => l.includes('request failed') && l.includes(r.json().error.request_id))).toBe(true);
+    });
+  });
+
+  describe('idempotency', () => {
+    it('replays the first result for the same key and body, appending once', async () => {
+      const id = await openLedger();
+      const headers = { 'idempotency-key': 'credit-0001' };
+      const first = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '70' }, headers);
+      const again = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '70' }, headers);
+      expect(first.statusCode).toBe(200);
+      expect(again.statusCode).toBe(200);
+      expect(again.headers['idempotent-replay']).toBe('true');
+      expect(first.headers['idempotent-replay']).toBeUndefined();
+      expect(again.body).toBe(first.body);
+      expect(again.headers['x-position']).toBe(first.headers['x-position']);
+      expect(await store().readStream(`test-ledger-${id}`)).toHaveLength(2);
+    });
+
+    it('refuses the same key with another body, and scopes nothing across keys', async () => {
+      const id = await openLedger();
+      await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '1' }, { 'idempotency-key': 'k-reuse' });
+      const reused = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '2' }, { 'idempotency-key': 'k-reuse' });
+      expect(reused.statusCode).toBe(409);
+      expectEnvelope(reused.json(), 'IDEMPOTENCY_KEY_REUSED');
+      const other = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '2' }, { 'idempotency-key': 'k-other' });
+      expect(other.statusCode).toBe(200);
+      expect(other.json().balance).toBe('3');
+    });
+
+    it('does not retain failures: after a 4xx the key can be used for the corrected request', async () => {
+      const id = await openLedger();
+      const bad = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: 5 }, { 'idempotency-key': 'k-fix' });
+      expect(bad.statusCode).toBe(400);
+      const fixed = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '5' }, { 'idempotency-key': 'k-fix' });
+      expect(fixed.statusCode).toBe(200);
+    });
+
+    it('rejects a malformed key', async () => {
+      const r = await post('/api/v1/test-ledgers', { owner: 'x' }, { 'idempotency-key': 'has space' });
+      expect(r.statusCode).toBe(400);
+      expect(r.json().error.details[0].field).toBe('Idempotency-Key');
+    });
+  });
+
+  describe('pagination', () => {
+    it('pages with limit and an opaque cursor, stable while rows are added', async () => {
+      const fresh = await startTestApp();
+      try {
+        for (let i = 0; i < 5; i++) await fresh.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', payload: { owner: `o${i}` } });
+        const p1 = await fresh.app.inject({ method: 'GET', url: '/api/v1/test-ledgers?limit=2' });
+        expect(p1.json().items).toHaveLength(2);
+        expect(p1.json().next_cursor).toEqual(expect.any(String));
+        await fresh.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', payload: { owner: 'late' } });
+        const p2 = await fresh.app.inject({ method: 'GET', url: `/api/v1/test-ledgers?limit=2&cursor=${p1.json().next_cursor}` });
+        const p3 = await fresh.app.inject({ method: 'GET', url: `/api/v1/test-ledgers?limit=2&cursor=${p2.json().next_cursor}` });
+        expect(p3.json().next_cursor).toBeUndefined();
+        const seen = [...p1.json().items, ...p2.json().items, ...p3.json().items].map((x: { owner: string }) => x.owner);
+        expect(new Set(seen).size).toBe(5);
+        expect(seen).not.toContain('late');
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('rejects a forged cursor and an out-of-range limit with 400', async () => {
+      for (const q of ['cursor=not-a-cursor!', 'cursor=WzFd', 'limit=0', 'limit=1000', 'limit=abc']) {
+        const r = await get(`/api/v1/test-ledgers?${q}`);
+        expect(r.statusCode).toBe(400);
+        expectEnvelope(r.json(), 'VALIDATION_FAILED');
+      }
+    });
+  });
+
+  describe('X-Min-Position', () => {
+    it('waits for a reached position, times out on a future one, rejects a malformed one', async () => {
+      const id = await openLedger();
+      const credit = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '1' });
+      const ok = await get(`/api/v1/test-ledgers/${id}`, { 'x-min-position': credit.headers['x-position'] as string });
+      expect(ok.statusCode).toBe(200);
+      const future = await get(`/api/v1/test-ledgers/${id}`, { 'x-min-position': '999999999' });
+      expect(future.statusCode).toBe(503);
+      expect(future.json().error.retryable).toBe(true);
+      expect(future.headers['retry-after']).toBe('1');
+      const bad = await get(`/api/v1/test-ledgers/${id}`, { 'x-min-position': '-1' });
+      expect(bad.statusCode).toBe(400);
+    });
+  });
+
+  describe('docs, health, metrics, logs', () => {
+    it('serves OpenAPI and Swagger UI', async () => {
+      const spec = await get('/api/v1/openapi.json');
+      expect(spec.statusCode).toBe(200);
+      expect(spec.json().openapi).toMatch(/^3\./);
+      expect(Object.keys(spec.json().paths)).toContain('/api/v1/test-ledgers/{ledger_id}/credits');
+      const ui = await get('/docs');
+      expect(ui.statusCode).toBe(200);
+      expect(ui.body).toContain('swagger-ui');
+    });
+
+    it('reports liveness, readiness and projection lag', async () => {
+      expect((await get('/health/live')).json()).toEqual({ status: 'ok' });
+      const ready = await get('/health/ready');
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toMatchObject({ status: 'ok', checks: { event_store: { status: 'up' }, read_models: { status: 'up' }, projections: { status: 'up' } } });
+      await openLedger();
+      const metrics = await get('/metrics');
+      expect(metrics.statusCode).toBe(200);
+      expect(metrics.headers['content-type']).toMatch(/text\/plain/);
+      expect(metrics.body).toMatch(/platform_projection_lag\{projection="test-ledger-balances"\} \d+/);
+      expect(metrics.body).toMatch(/platform_projection_checkpoint_position\{projection="test-ledger-balances"\} [1-9]\d*/);
+      expect(metrics.body).toMatch(/platform_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/test-ledgers",status="201"\} [1-9]/);
+    });
+
+    it('never logs credentials', async () => {
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/test-ledgers',
+        headers: { authorization: 'Bearer tok_SUPERSECRET_1234567890', cookie: 'session=COOKIESECRET' },
+        payload: { owner: 'eve' },
+      });
+      const joined = t.logs.join('\n');
+      expect(joined).toContain('"url":"/api/v1/test-ledgers"');
+      expect(joined).toContain('[REDACTED]');
+      expect(joined).not.toContain('SUPERSECRET');
+      expect(joined).not.toContain('COOKIESECRET');
+    });
+  });
+});
+
+describe('HTTP conventions across restarts and slow projections', () => {
+  it('keeps idempotency records across a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'app-restart-'));
+    try {
+      const first = await startTestApp({ DATA_DIR: dataDir });
+      const open = await first.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', payload: { owner: 'ada' }, headers: { 'idempotency-key': 'open-1' } });
+      await first.close();
+      const second = await startTestApp({ DATA_DIR: dataDir });
+      const replay = await second.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', payload: { owner: 'ada' }, headers: { 'idempotency-key': 'open-1' } });
+      expect(replay.headers['idempotent-replay']).toBe('true');
+      expect(replay.statusCode).toBe(201);
+      expect(replay.json()).toEqual(open.json());
+      const got = await second.app.inject({ method: 'GET', url: `/api/v1/test-ledgers/${open.json().ledger_id}` });
+      expect(got.statusCode).toBe(200);
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers 202 with the position when projections do not catch up in time', async () => {
+    const slow = await startTestApp({ PROJECTIONS_AUTOSTART: 'false', READ_YOUR_WRITES_TIMEOUT_MS: '50' });
+    try {
+      const r = await slow.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', payload: { owner: 'ada' } });
+      expect(r.statusCode).toBe(202);
+      expect(r.headers['x-position']).toMatch(/^\d+$/);
+      expect(r.json()).toMatchObject({ owner: 'ada', version: 0 });
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -1,0 +1,35 @@
+/** Boots the real application (same factory as main.ts) on a temp DATA_DIR with the test-only ledger module. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../src/app.factory';
+import { loadPlatformConfig, type PlatformConfig } from '../../src/platform/config/platform-config';
+import { TestLedgerModule } from './test-ledger/ledger.module';
+import { testLedgerReadModel } from './test-ledger/ledger.read-model';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: PlatformConfig;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'app-'));
+  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, ...env });
+  const logs: string[] = [];
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  const app = await createApp({ config, readModels: [testLedgerReadModel], modules: [TestLedgerModule], logStream });
+  return {
+    app,
+    config,
+    logs,
+    async close() {
+      await app.close();
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * HTTP, commands and queries of the test-only ledger: the platform's conventions exercised end to end exactly as
+ * a business module will use them (CommandBus → CommandExecutor → EventStore; QueryBus → read model).
+ */
+import { Body, Controller, Get, HttpCode, Module, Param, Post, Query } from '@nestjs/common';
+import { CommandBus, CommandHandler, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
+import { CommandExecutor } from '../../../src/platform/command/command-executor';
+import { newId } from '../../../src/platform/context/request-context';
+import { NotFound } from '../../../src/platform/errors';
+import { keysetPage, PageQuery, pageLimit } from '../../../src/platform/http/pagination';
+import { IsDecimalString, NoExtraFields } from '../../../src/platform/http/validation';
+import { ReadModelDatabase } from '../../../src/platform/read-model/read-model.datasource';
+import { ledgerDecider, ledgerStream } from './ledger.domain';
+import { TestLedgerBalance } from './ledger.read-model';
+
+export class OpenLedgerRequest {
+  @ApiProperty() @IsString() @Length(1, 200)
+  owner!: string;
+}
+
+@NoExtraFields()
+export class CreditLedgerRequest {
+  @ApiProperty({ example: '100' }) @IsDecimalString({ positive: true, maxFractionDigits: 0 })
+  amount!: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsInt() @Min(0)
+  expected_version?: number;
+}
+
+export class LedgerIdParam {
+  @Matches(/^[0-9a-f]{32}$/, { message: 'ledger_id must be 32 lowercase hex characters' })
+  ledger_id!: string;
+}
+
+export class OpenLedger {
+  constructor(readonly owner: string) {}
+}
+export class CreditLedger {
+  constructor(readonly ledger_id: string, readonly amount: string, readonly expected_version?: number) {}
+}
+export class GetLedger {
+  constructor(readonly ledger_id: string) {}
+}
+export class ListLedgers {
+  constructor(readonly limit: number, readonly cursor?: string) {}
+}
+
+interface LedgerView {
+  ledger_id: string;
+  owner: string;
+  balance: string;
+  version: number;
+}
+
+const view = (row: TestLedgerBalance): LedgerView => ({ ledger_id: row.ledger_id, owner: row.owner, balance: row.balance, version: row.version });
+
+@CommandHandler(OpenLedger)
+export class OpenLedgerHandler implements ICommandHandler<OpenLedger, LedgerView> {
+  constructor(private readonly commands: CommandExecutor) {}
+  async execute(command: OpenLedger): Promise<LedgerView> {
+    const ledger_id = newId();
+    const outcome = await this.commands.execute(ledgerStream(ledger_id), ledgerDecider, { kind: 'OpenLedger', ledger_id, owner: command.owner });
+    return { ledger_id, owner: command.owner, balance: outcome.state.balance.toString(), version: Number(outcome.version) };
+  }
+}
+
+@CommandHandler(CreditLedger)
+export class CreditLedgerHandler implements ICommandHandler<CreditLedger, LedgerView> {
+  constructor(private readonly commands: CommandExecutor) {}
+  async execute(c: CreditLedger): Promise<LedgerView> {
+    const { state, events } = await this.commands.load(ledgerStream(c.ledger_id), ledgerDecider);
+    if (!state.opened || events.length === 0) throw new NotFound('No such ledger.');
+    const outcome = await this.commands.execute(
+      ledgerStream(c.ledger_id),
+      ledgerDecider,
+      { kind: 'CreditLedger', ledger_id: c.ledger_id, amount: c.amount },
+      { expectedVersion: c.expected_version === undefined ? undefined : BigInt(c.expected_version) },
+    );
+    return { ledger_id: c.ledger_id, owner: String(events[0].data.owner), balance: outcome.state.balance.toString(), version: Number(outcome.version) };
+  }
+}
+
+@QueryHandler(GetLedger)
+export class GetLedgerHandler implements IQueryHandler<GetLedger, LedgerView> {
+  constructor(private readonly db: ReadModelDatabase) {}
+  async execute(q: GetLedger): Promise<LedgerView> {
+    const row = await this.db.reader.getRepository(TestLedgerBalance).findOneBy({ ledger_id: q.ledger_id });
+    if (!row) throw new NotFound('No such ledger.');
+    return view(row);
+  }
+}
+
+@QueryHandler(ListLedgers)
+export class ListLedgersHandler implements IQueryHandler<ListLedgers, { items: LedgerView[]; next_cursor?: string }> {
+  constructor(private readonly db: ReadModelDatabase) {}
+  async execute(q: ListLedgers): Promise<{ items: LedgerView[]; next_cursor?: string }> {
+    const qb = this.db.reader.getRepository(TestLedgerBalance).createQueryBuilder('l');
+    const page = await keysetPage(qb, [{ column: 'l.updated_at', property: 'updated_at' }, { column: 'l.ledger_id', property: 'ledger_id' }], 'DESC', q.limit, q.cursor);
+    return { items: page.items.map(view), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
+  }
+}
+
+@Controller('api/v1/test-ledgers')
+export class TestLedgerController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
+
+  @Post()
+  open(@Body() body: OpenLedgerRequest): Promise<LedgerView> {
+    return this.commandBus.execute(new OpenLedger(body.owner));
+  }
+
+  @Post(':ledger_id/credits')
+  @HttpCode(200)
+  credit(@Param() params: LedgerIdParam, @Body() body: CreditLedgerRequest): Promise<LedgerView> {
+    return this.commandBus.execute(new CreditLedger(params.ledger_id, body.amount, body.expected_version));
+  }
+
+  @Get(':ledger_id')
+  get(@Param() params: LedgerIdParam): Promise<LedgerView> {
+    return this.queryBus.execute(new GetLedger(params.ledger_id));
+  }
+
+  @Get()
+  list(@Query() query: PageQuery): Promise<{ items: LedgerView[]; next_cursor?: string }> {
+    return this.queryBus.execute(new ListLedgers(pageLimit(query.limit, { default: 20, max: 100 }), query.cursor));
+  }
+}
+
+/** A route that fails the way a bug would, to prove a 500 leaks nothing. */
+@Controller('api/v1/test-failures')
+export class TestFailureController {
+  @Post('internal')
+  internal(): never {
+    throw new Error('SQLITE_ERROR: near "SELECT password_hash FROM accounts": syntax error');
+  }
+}
+
+@Module({
+  controllers: [TestLedgerController, TestFailureController],
+  providers: [OpenLedgerHandler, CreditLedgerHandler, GetLedgerHandler, ListLedgersHandler],
+})
+export class TestLedgerModule {}
