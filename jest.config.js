@@ -19,6 +19,7 @@ module.exports = {
   // content-disposition 3 (under @fastify/static, which serves Swagger UI) ships only ESM; Node 20 requires it
   // natively but Jest's module system does not, so SWC compiles it to CommonJS for the tests.
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+  reporters: ['default', '<rootDir>/test/infra/summary-reporter.js'],
   maxWorkers: 2,
   testTimeout: 30000,
 };
