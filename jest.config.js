@@ -1,23 +1,16 @@
-/** Jest: every suite under test/ (unit, contract, integration, e2e), TypeScript through SWC with decorator metadata for Nest. */
+/** Jest: every suite under test/ (unit, contract, integration, e2e), TypeScript through ts-jest (transpile only). */
+const transpileOnly = (tsconfig) => ['ts-jest', { tsconfig, diagnostics: false }];
+
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
   transform: {
-    '^.+\\.(ts|js)$': [
-      '@swc/jest',
-      {
-        jsc: {
-          target: 'es2022',
-          parser: { syntax: 'typescript', decorators: true },
-          transform: { legacyDecorator: true, decoratorMetadata: true },
-        },
-        module: { type: 'commonjs' },
-      },
-    ],
+    '^.+\\.ts$': transpileOnly({ isolatedModules: true, module: 'commonjs', target: 'es2022', experimentalDecorators: true, emitDecoratorMetadata: true, esModuleInterop: true, resolveJsonModule: true }),
+    // content-disposition 3 (under @fastify/static, which serves Swagger UI) ships only ESM; Node 20 requires it
+    // natively but Jest's module system does not, so it is compiled to CommonJS for the tests.
+    '^.+\\.js$': transpileOnly({ isolatedModules: true, allowJs: true, module: 'commonjs', target: 'es2022' }),
   },
-  // content-disposition 3 (under @fastify/static, which serves Swagger UI) ships only ESM; Node 20 requires it
-  // natively but Jest's module system does not, so SWC compiles it to CommonJS for the tests.
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   reporters: ['default', '<rootDir>/test/infra/summary-reporter.js'],
   maxWorkers: 2,
