@@ -1,8 +1,9 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule } from 'nestjs-pino';
 import { READ_MODELS } from '../projections';
-import type { PlatformConfig } from './platform/config/platform-config';
+import { validateEnvironment, type PlatformConfig } from './platform/config/platform-config';
 import { loggerParams } from './platform/logging/logger.config';
 import { PlatformModule } from './platform/platform.module';
 import type { ReadModelDefinition } from './platform/read-model/read-model.definition';
@@ -24,6 +25,9 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        // @nestjs/config validates the process environment with the same schema main.ts applied, and carries the
+        // resolved PlatformConfig (which tests build from their own values) to every module.
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, validate: validateEnvironment, load: [() => ({ platform: options.config })] }),
         LoggerModule.forRoot(loggerParams(options.config.logLevel, options.logStream)),
         CqrsModule.forRoot(),
         PlatformModule.forRoot({ config: options.config, readModels: [...READ_MODELS, ...(options.readModels ?? [])] }),

@@ -3,6 +3,7 @@
  * the projection runner, the command executor, idempotency, metrics and health.
  */
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
 import { CommandExecutor } from './command/command-executor';
@@ -49,7 +50,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
       module: PlatformModule,
       controllers: [HealthController],
       providers: [
-        { provide: PLATFORM_CONFIG, useValue: options.config },
+        { provide: PLATFORM_CONFIG, inject: [ConfigService], useFactory: (config: ConfigService) => config.getOrThrow<PlatformConfig>('platform') },
         { provide: EVENT_STORE, useFactory: () => openEventStore(options.config) },
         {
           provide: ReadModelDatabase,
