@@ -44,6 +44,22 @@ describe('SqliteEventStore specifics', () => {
     await store.close();
   });
 
+  it('refuses an append that reuses a stored event id, writing none of it, while its batch neighbours commit', async () => {
+    const store = openStore();
+    const taken = newEvent('Taken');
+    await store.append('owner-stream', [taken], 'no_stream');
+    const [clash, neighbour] = await Promise.allSettled([
+      store.append('other-stream', [newEvent('Fresh'), { ...newEvent('Dup'), event_id: taken.event_id }], 'any'),
+      store.append('neighbour', [newEvent('Fine'), newEvent('Fine')], 'no_stream'),
+    ]);
+    expect(clash.status).toBe('rejected');
+    expect((clash as PromiseRejectedResult).reason.code).toBe('STATE_CONFLICT');
+    expect(await store.readStream('other-stream')).toEqual([]);
+    expect(neighbour.status).toBe('fulfilled');
+    expect(await store.readStream('neighbour')).toHaveLength(2);
+    await store.close();
+  });
+
   it('enforces unique event ids and unique (stream, revision) in the schema itself', async () => {
     const store = openStore();
     const db = (store as unknown as { db: Database.Database }).db;

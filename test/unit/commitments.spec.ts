@@ -3,7 +3,7 @@
  * (test/fixtures/make_commitment_vectors.py, its own RFC 8785 implementation; see "how" in the fixture).
  */
 import vectors from '../fixtures/commitments.json';
-import { canonicalJson, eventCommitment, sha256Hex, verifyStreamChain, COMMITMENT_ALG } from '../../src/platform/commitments/commitment';
+import { canonicalJson, commitmentPreimage, eventCommitment, eventCommitmentOf, sha256Hex, verifyStreamChain, COMMITMENT_ALG } from '../../src/platform/commitments/commitment';
 import type { EventMetadata } from '../../src/platform/event-store/event-store.port';
 import type { JsonObject } from '../../src/platform/commitments/json';
 
@@ -57,5 +57,15 @@ describe('event commitments (sha256-jcs-v1)', () => {
     const v = all[0];
     const reversed = Object.fromEntries(Object.entries(v.input).reverse());
     expect(canonicalJson(reversed)).toBe(v.canonical);
+  });
+});
+
+describe('the append path', () => {
+  it('commits the same from canonical pieces as from the whole preimage', () => {
+    for (const v of all) {
+      const f = fields(v);
+      expect(sha256Hex(canonicalJson(commitmentPreimage(f)))).toBe(v.event_commitment);
+      expect(eventCommitmentOf(f, canonicalJson(f.data), canonicalJson(f.metadata))).toBe(v.event_commitment);
+    }
   });
 });

@@ -21,7 +21,12 @@ export interface RequestContext {
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-export const newId = (): string => randomBytes(16).toString('hex');
+/**
+ * Identifiers for events and records: 32 hex characters, 48 bits of milliseconds then 80 random bits, so ids made
+ * close in time sort close together (index pages stay hot: about half the write-ahead log per append) while a
+ * collision needs 2^40 ids in one millisecond. Never a secret: tokens use their own 256-bit randomness.
+ */
+export const newId = (): string => Date.now().toString(16).padStart(12, '0').slice(-12) + randomBytes(10).toString('hex');
 
 export const SYSTEM_ACTOR: ActorRef = { type: 'system', reference: 'platform' };
 

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { assertCanonicalizable } from '../../commitments/json';
-import { eventCommitment } from '../../commitments/commitment';
+import { canonicalJson, eventCommitmentOf } from '../../commitments/commitment';
 import { StateConflict, VersionConflict } from '../../errors';
 import {
   describeExpected,
@@ -26,6 +26,8 @@ import { validateAppend } from '../append-validation';
 interface PendingAppend {
   stream: string;
   events: NewEvent[];
+  /** Canonical (RFC 8785) text of each event's data and metadata: hashed into the commitment and stored as is. */
+  texts: Array<{ data: string; metadata: string }>;
   expected: ExpectedRevision;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
@@ -115,32 +117,51 @@ export class SqliteEventStore implements EventStore {
       head: safe(this.db.prepare('SELECT MAX(position) AS head FROM events')),
     };
 
-    // Nested better-sqlite3 transactions are savepoints: a failing append rolls back alone.
+    // Nested better-sqlite3 transactions are savepoints: a failing append rolls back alone. A one-event append
+    // needs none: its only write is one INSERT, which SQLite undoes by itself when it fails.
     const appendOne = this.db.transaction((req: PendingAppend): AppendResult => this.appendInTransaction(req));
-    this.commitBatch = this.db.transaction((batch: PendingAppend[]) =>
-      batch.map((req) => {
+    const batch = this.db.transaction((appends: PendingAppend[]) =>
+      appends.map((req) => {
         try {
-          return appendOne(req);
+          return req.events.length === 1 ? this.appendInTransaction(req) : appendOne(req);
         } catch (error) {
-          return { error };
+          if (!isDuplicateEventId(error)) return { error };
+          try {
+            // The ids are stored already: a retry of a write that succeeded, or a real clash.
+            return this.idempotentReplay(req, this.stmt.tail.get(req.stream)?.revision ?? null);
+          } catch (replayError) {
+            return { error: replayError };
+          }
         }
       }),
     );
+    // IMMEDIATE takes the write lock up front: a deferred transaction that first reads could meet another process's
+    // commit (SQLITE_BUSY_SNAPSHOT), which busy_timeout cannot wait out.
+    this.commitBatch = (appends) => batch.immediate(appends);
   }
 
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
+    let texts: PendingAppend['texts'];
     try {
       validateAppend(stream, events, expected);
-      for (const e of events) {
+      // Writers usually share one metadata object across an append: canonicalize it once.
+      const metadataTexts = new Map<object, string>();
+      texts = events.map((e) => {
         assertCanonicalizable(e.data, 'data');
-        assertCanonicalizable(e.metadata, 'metadata');
-      }
+        let metadata = metadataTexts.get(e.metadata);
+        if (metadata === undefined) {
+          assertCanonicalizable(e.metadata, 'metadata');
+          metadata = canonicalJson(e.metadata);
+          metadataTexts.set(e.metadata, metadata);
+        }
+        return { data: canonicalJson(e.data), metadata };
+      });
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.pending.push({ stream, events, expected, resolve, reject });
+      this.pending.push({ stream, events, texts, expected, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // setImmediate lets every append issued in this turn of the event loop join the same commit.
@@ -171,14 +192,13 @@ export class SqliteEventStore implements EventStore {
   }
 
   private appendInTransaction(req: PendingAppend): AppendResult {
-    const { stream, events, expected } = req;
+    const { stream, events, expected, texts } = req;
     const tail = this.stmt.tail.get(stream);
     const current = tail ? tail.revision : null;
 
-    const replay = this.findIdempotentReplay(stream, events, expected, current);
-    if (replay) return replay;
-
-    if (!expectationHolds(expected, current)) throw new VersionConflict(stream, describeExpected(expected), current);
+    // A stale expectation may be a retry of a write that succeeded; a fresh one that meets stored ids is caught by
+    // the UNIQUE(event_id) constraint instead, so the common path pays no lookup.
+    if (!expectationHolds(expected, current)) return this.idempotentReplay(req, current);
     if (events.length === 0) {
       return { next_revision: current ?? -1n, position: this.stmt.head.get()?.head ?? 0n };
     }
@@ -186,34 +206,22 @@ export class SqliteEventStore implements EventStore {
     let previous = tail ? tail.event_commitment : null;
     let revision = current === null ? 0n : current + 1n;
     let position = 0n;
-    for (const e of events) {
+    events.forEach((e, i) => {
       const occurred_at = e.occurred_at ?? new Date().toISOString();
-      const commitment = eventCommitment({
-        stream,
-        revision,
-        event_id: e.event_id,
-        type: e.type,
-        occurred_at,
-        data: e.data,
-        metadata: e.metadata,
-        previous_event_commitment: previous,
-      });
-      const info = this.stmt.insert.run(
-        e.event_id,
-        stream,
-        revision,
-        e.type,
-        occurred_at,
-        JSON.stringify(e.data),
-        JSON.stringify(e.metadata),
-        commitment,
-        previous,
-      );
+      const { data, metadata } = texts[i];
+      const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, data, metadata);
+      const info = this.stmt.insert.run(e.event_id, stream, revision, e.type, occurred_at, data, metadata, commitment, previous);
       position = BigInt(info.lastInsertRowid);
       previous = commitment;
       revision += 1n;
-    }
+    });
     return { next_revision: revision - 1n, position };
+  }
+
+  private idempotentReplay(req: PendingAppend, current: bigint | null): AppendResult {
+    const replay = this.findIdempotentReplay(req.stream, req.events, req.expected, current);
+    if (replay) return replay;
+    throw new VersionConflict(req.stream, describeExpected(req.expected), current);
   }
 
   /**
@@ -318,6 +326,10 @@ export class SqliteEventStore implements EventStore {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+function isDuplicateEventId(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('events.event_id');
 }
 
 function expectationHolds(expected: ExpectedRevision, current: bigint | null): boolean {
