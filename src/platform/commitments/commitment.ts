@@ -1,9 +1,13 @@
 /**
  * The audit chain of PLATFORM.md section 3: every event commits to its content and to the previous event of its
- * stream. Canonical JSON is RFC 8785 (JCS) from the `canonicalize` package (by one of the RFC's authors), pinned.
+ * stream. Canonical JSON (RFC 8785, JCS) comes from `safe-stable-stringify` in deterministic, strict mode (pino's
+ * serializer, pinned): members sorted by UTF-16 code units, strings and numbers as ECMAScript's JSON.stringify
+ * writes them — which is exactly JCS for the values `assertCanonicalizable` admits (no lone surrogates, finite
+ * numbers, plain objects). It is twice as fast as the `canonicalize` package on the append path; that package, by
+ * one of the RFC's authors, is the oracle of a differential test, and independent vectors check both.
  */
 import { hash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { configure } from 'safe-stable-stringify';
 import type { EventMetadata } from '../event-store/event-store.port';
 import type { JsonObject, JsonValue } from './json';
 
@@ -20,9 +24,11 @@ export interface CommittedFields {
   previous_event_commitment: string | null;
 }
 
-/** RFC 8785 canonical JSON text. */
+const jcs = configure({ deterministic: true, strict: true, bigint: false, circularValue: Error });
+
+/** RFC 8785 canonical JSON text (for values that pass `assertCanonicalizable`). */
 export function canonicalJson(value: JsonValue | Record<string, unknown>): string {
-  const text = canonicalize(value);
+  const text = jcs(value);
   if (text === undefined) throw new Error('value has no canonical JSON form');
   return text;
 }
@@ -32,7 +38,9 @@ export function sha256Hex(input: string | Buffer): string {
   return hash('sha256', input, 'hex');
 }
 
-const quote = (s: string): string => JSON.stringify(s);
+/** Ids, types, streams and timestamps are plain ASCII that JSON quotes as is; anything else goes through JSON.stringify. */
+const PLAIN = /^[0-9A-Za-z_.:+-]*$/;
+const quote = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
 
 /** The object whose canonical JSON is hashed; exported so the offline verifier and docs use the same shape. */
 export function commitmentPreimage(fields: CommittedFields): Record<string, unknown> {

@@ -43,6 +43,18 @@ export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): D
 }
 
 /**
+ * Rewrites `?` placeholders to `$n` on PostgreSQL, so raw SQL (hot projector paths, checkpoints) is written once.
+ * Fixed SQL through `tx.query` is the fast path for projectors: TypeORM's repositories rebuild their SQL text on
+ * every call, which costs more than running it.
+ */
+export function portableSql(type: DataSourceOptions['type'] | EntityManager, text: string): string {
+  const dialect = typeof type === 'string' ? type : type.connection.options.type;
+  if (dialect !== 'postgres') return text;
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
  * The read-model database as the platform uses it. On SQLite TypeORM drives one connection, so transactions are
  * serialized here (two overlapping ones would share it) and queries read through a second connection, which under
  * WAL sees only committed data. On PostgreSQL both are the same pooled DataSource.
@@ -66,11 +78,8 @@ export class ReadModelDatabase {
     return run;
   }
 
-  /** Rewrites `?` placeholders to `$n` on PostgreSQL, so raw SQL is written once. */
   sql(text: string): string {
-    if (!this.isPostgres) return text;
-    let n = 0;
-    return text.replace(/\?/g, () => `$${++n}`);
+    return portableSql(this.writer.options.type, text);
   }
 
   async ping(): Promise<void> {

@@ -3,6 +3,7 @@ import { Column, Entity, PrimaryColumn, Table, type EntityManager, type Migratio
 import type { RecordedEvent } from '../../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../../src/platform/projections/projector';
 import type { ReadModelDefinition } from '../../../src/platform/read-model/read-model.definition';
+import { portableSql } from '../../../src/platform/read-model/read-model.datasource';
 
 @Entity({ name: 'test_ledger_balances' })
 export class TestLedgerBalance {
@@ -55,18 +56,19 @@ export class TestLedgerProjector implements Projector {
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     if (event.event_id === this.failOn) throw new Error(`projector failure on ${event.event_id}`);
-    const repo = tx.getRepository(TestLedgerBalance);
     const data = event.data as { ledger_id: string; owner?: string; amount?: string };
     if (event.type === 'LedgerOpened') {
-      await repo.insert({ ledger_id: data.ledger_id, owner: data.owner!, balance: '0', entries: 0, version: Number(event.revision), updated_at: event.occurred_at });
+      await tx.query(portableSql(tx, 'INSERT INTO test_ledger_balances (ledger_id, owner, balance, entries, version, updated_at) VALUES (?, ?, ?, ?, ?, ?)'), [
+        data.ledger_id, data.owner, '0', 0, Number(event.revision), event.occurred_at,
+      ]);
       return;
     }
-    const row = await repo.findOneByOrFail({ ledger_id: data.ledger_id });
+    const [row] = (await tx.query(portableSql(tx, 'SELECT balance, entries FROM test_ledger_balances WHERE ledger_id = ?'), [data.ledger_id])) as Array<{ balance: string; entries: number }>;
+    if (!row) throw new Error(`ledger ${data.ledger_id} was never opened`);
     const delta = BigInt(data.amount!) * (event.type === 'LedgerDebited' ? -1n : 1n);
-    await repo.update(
-      { ledger_id: data.ledger_id },
-      { balance: (BigInt(row.balance) + delta).toString(), entries: row.entries + 1, version: Number(event.revision), updated_at: event.occurred_at },
-    );
+    await tx.query(portableSql(tx, 'UPDATE test_ledger_balances SET balance = ?, entries = ?, version = ?, updated_at = ? WHERE ledger_id = ?'), [
+      (BigInt(row.balance) + delta).toString(), Number(row.entries) + 1, Number(event.revision), event.occurred_at, data.ledger_id,
+    ]);
   }
 
   async reset(tx: EntityManager): Promise<void> {
