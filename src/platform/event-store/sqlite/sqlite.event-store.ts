@@ -328,8 +328,10 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
+/** By code, not instanceof: the native addon keeps the SqliteError class of the first load in the process. */
 function isDuplicateEventId(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('events.event_id');
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof e.message === 'string' && e.message.includes('events.event_id');
 }
 
 function expectationHolds(expected: ExpectedRevision, current: bigint | null): boolean {
