@@ -26,7 +26,7 @@ import { canonicalJson, eventCommitmentOf } from '../../src/platform/commitments
 import { assertCanonicalizable, type JsonObject } from '../../src/platform/commitments/json';
 import { validateAppend } from '../../src/platform/event-store/append-validation';
 import type { EventMetadata, EventStore, NewEvent, RecordedEvent } from '../../src/platform/event-store/event-store.port';
-import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
+import { EVENTS_SCHEMA, INSERT_EVENT, SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { openReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { newId } from '../../src/platform/context/request-context';
@@ -57,23 +57,9 @@ const TARGET_CONCURRENT = 20_000;
 const TARGET_BATCH_RATIO = 0.5;
 const TARGET_REBUILD = 30_000;
 
-// Same DDL as the adapter's `events` table (columns, constraints and their indexes).
-const EVENTS_DDL = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id TEXT NOT NULL UNIQUE,
-  stream TEXT NOT NULL,
-  revision INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  occurred_at TEXT NOT NULL,
-  data TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  event_commitment TEXT NOT NULL,
-  previous_event_commitment TEXT,
-  UNIQUE (stream, revision)
-);`;
-const INSERT_SQL = `INSERT INTO events (event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+// The adapter's own DDL and INSERT, so the baseline writes exactly the same table.
+const EVENTS_DDL = EVENTS_SCHEMA;
+const INSERT_SQL = INSERT_EVENT;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Timing and formatting.

@@ -4,22 +4,11 @@
  */
 import vectors from '../fixtures/commitments.json';
 import { canonicalJson, commitmentPreimage, eventCommitment, eventCommitmentOf, sha256Hex, verifyStreamChain, COMMITMENT_ALG } from '../../src/platform/commitments/commitment';
-import type { EventMetadata } from '../../src/platform/event-store/event-store.port';
-import type { JsonObject } from '../../src/platform/commitments/json';
+import type { CommittedFields } from '../../src/platform/commitments/commitment';
 
 interface Vector {
   name: string;
-  input: {
-    alg: string;
-    stream: string;
-    revision: number;
-    event_id: string;
-    type: string;
-    occurred_at: string;
-    data: JsonObject;
-    metadata: EventMetadata;
-    previous_event_commitment: string | null;
-  };
+  input: Omit<CommittedFields, 'revision'> & { alg: string; revision: number };
   canonical: string;
   event_commitment: string;
 }

@@ -55,7 +55,8 @@ export interface SqliteEventStoreOptions {
   subscriptionBatchSize?: number;
 }
 
-const SCHEMA = `
+/** The log's table; exported so the benchmark's raw baseline inserts into exactly the same one. */
+export const EVENTS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   position INTEGER PRIMARY KEY AUTOINCREMENT,
   event_id TEXT NOT NULL UNIQUE,
@@ -70,6 +71,9 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream, revision)
 );
 `;
+
+export const INSERT_EVENT = `INSERT INTO events (event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
@@ -99,7 +103,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 10000');
-    this.db.exec(SCHEMA);
+    this.db.exec(EVENTS_SCHEMA);
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.batchSize = options.subscriptionBatchSize ?? 512;
 
@@ -107,10 +111,7 @@ export class SqliteEventStore implements EventStore {
     this.stmt = {
       tail: safe(this.db.prepare('SELECT revision, event_commitment FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')),
       byId: safe(this.db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?')),
-      insert: this.db.prepare(
-        `INSERT INTO events (event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
+      insert: this.db.prepare(INSERT_EVENT),
       forwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?')),
       backwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?')),
       all: safe(this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?')),
