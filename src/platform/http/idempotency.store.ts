@@ -32,6 +32,12 @@ export class IdempotencyKeyReused extends PlatformError {
   }
 }
 
+function isUniqueViolation(error: unknown): boolean {
+  const driverError = (error as { driverError?: { code?: unknown } } | null)?.driverError;
+  const code = driverError?.code ?? (error as { code?: unknown } | null)?.code;
+  return code === '23505' || (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT'));
+}
+
 export class IdempotencyStore {
   constructor(
     private readonly db: ReadModelDatabase,
@@ -39,6 +45,17 @@ export class IdempotencyStore {
   ) {}
 
   async begin(scope: string, key: string, fingerprint: string, now = Date.now()): Promise<IdempotencyBegin> {
+    try {
+      return await this.tryBegin(scope, key, fingerprint, now);
+    } catch (error) {
+      // Two first uses raced past the read (PostgreSQL cannot lock a row that does not exist yet): the loser looks
+      // again and now sees the winner's record.
+      if (!isUniqueViolation(error)) throw error;
+      return this.tryBegin(scope, key, fingerprint, now);
+    }
+  }
+
+  private tryBegin(scope: string, key: string, fingerprint: string, now: number): Promise<IdempotencyBegin> {
     return this.db.transaction(async (tx) => {
       const rows: Row[] = await tx.query(
         this.db.sql('SELECT fingerprint, state, status_code, response_body, response_headers, created_at, expires_at FROM idempotency_records WHERE scope = ? AND idempotency_key = ?' + (this.db.isPostgres ? ' FOR UPDATE' : '')),
