@@ -22,13 +22,22 @@ export function runEventStoreContract(name: string, open: () => Promise<EventSto
 
     async function collectStream(sub: AsyncIterable<RecordedEvent>, stream: string, count: number, timeoutMs = 10000): Promise<RecordedEvent[]> {
       const out: RecordedEvent[] = [];
-      const deadline = Date.now() + timeoutMs;
-      for await (const e of sub) {
-        if (e.stream === stream) out.push(e);
-        if (out.length >= count) break;
-        if (Date.now() > deadline) throw new Error(`timed out with ${out.length}/${count}`);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out with ${out.length}/${count} events of ${stream}`)), timeoutMs);
+      });
+      const collect = (async () => {
+        for await (const e of sub) {
+          if (e.stream === stream) out.push(e);
+          if (out.length >= count) break;
+        }
+        return out;
+      })();
+      try {
+        return await Promise.race([collect, timeout]);
+      } finally {
+        clearTimeout(timer);
       }
-      return out;
     }
 
     it('round-trips an append: envelope fields, revisions, positions and the chain', async () => {

@@ -60,6 +60,39 @@ describe('SqliteEventStore specifics', () => {
     await store.close();
   });
 
+  it('forgets idle subscription waiters (no growth while nothing is appended)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-'));
+    dirs.push(dir);
+    const store = new SqliteEventStore({ filename: join(dir, 'events.sqlite'), pollIntervalMs: 5 });
+    const sub = store.subscribeToAll();
+    const it = sub[Symbol.asyncIterator]();
+    const pending = it.next();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((store as unknown as { appendWaiters: Set<unknown> }).appendWaiters.size).toBeLessThanOrEqual(1);
+    await store.append('wake', [newEvent('Wake')], 'no_stream');
+    expect((await pending).value.type).toBe('Wake');
+    await sub.close();
+    await store.close();
+  });
+
+  it('fails a whole group commit on a storage error, leaving nothing half-written', async () => {
+    const store = openStore();
+    const db = (store as unknown as { db: Database.Database }).db;
+    await store.append('seed', [newEvent('Seed')], 'no_stream');
+    const pageCount = Number(db.pragma('page_count', { simple: true }));
+    db.pragma(`max_page_count = ${pageCount + 2}`);
+    const big = 'x'.repeat(20_000);
+    const results = await Promise.allSettled([
+      store.append('full-a', [newEvent('Big', { big })], 'no_stream'),
+      store.append('full-b', [newEvent('Big', { big })], 'no_stream'),
+      store.append('full-c', [newEvent('Small')], 'no_stream'),
+    ]);
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    for (const s of ['full-a', 'full-b', 'full-c']) expect(await store.readStream(s)).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    await store.close();
+  });
+
   it('enforces unique event ids and unique (stream, revision) in the schema itself', async () => {
     const store = openStore();
     const db = (store as unknown as { db: Database.Database }).db;

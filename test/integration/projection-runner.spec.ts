@@ -132,7 +132,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     expect(await checkpoint()).toBe(await store.headPosition());
   });
 
-  it('runs a projector in one process at a time (lease)', async () => {
+  it('runs a projector in one process at a time (lease); the rebuild CLI path respects it', async () => {
     await openLedger('ada', ['5']);
     const otherDb = await testDb.open([testLedgerReadModel]);
     try {
@@ -142,12 +142,43 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
       const two = runner(new TestLedgerProjector(), otherDb);
       two.start();
       await waitUntil(() => two.status()[0].state === 'standby');
-      await expect(two.rebuild('test-ledger-balances')).rejects.toThrow(/running in this process|another process/);
+      // A standby node still sees the projection advance, through the shared checkpoint.
+      const id = await openLedger('bob', []);
+      const { position } = await store.append(ledgerStream(id), [newEvent('LedgerCredited', { ledger_id: id, amount: '9' })], 'any');
+      expect(await two.waitFor(position, undefined, 5000)).toBe(true);
       await two.stop();
-      expect((await rows())[0]).toMatchObject({ balance: '5', entries: 1 });
+      const three = runner(new TestLedgerProjector(), otherDb);
+      await expect(three.rebuild('test-ledger-balances')).rejects.toThrow(/run by another process/);
+      expect((await rows()).map((r) => r.balance).sort()).toEqual(['5', '9']);
     } finally {
       await otherDb.close();
     }
+  });
+
+  it('rolls back a batch whose lease was taken over (fencing) and stands by', async () => {
+    await openLedger('ada', ['1']);
+    const r = runner();
+    r.start();
+    expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    // Another node takes the projection over (as after a lease expiry).
+    await db.transaction((tx) => tx.query(db.sql('UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ?'), ['other-node', Date.now() + 60_000, 'test-ledger-balances']));
+    const id = await openLedger('late', ['100']);
+    await waitUntil(() => r.status()[0].state === 'standby');
+    expect((await rows()).find((x) => x.ledger_id === id)).toBeUndefined();
+    expect((await new ProjectionRunner(store, db, []).checkpoints.read('test-ledger-balances'))?.owner).toBe('other-node');
+  });
+
+  it('takes a lease over only as it stands when taken, never from a stale read', async () => {
+    await openLedger('ada', ['1']);
+    const a = runner();
+    a.start();
+    expect(await a.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    const cp = new ProjectionRunner(store, db, []).checkpoints;
+    // Lease still valid: a second owner is refused.
+    await expect(cp.acquire('test-ledger-balances')).rejects.toThrow(/another process/);
+    // Lease lapsed: the taker gets the checkpoint as it is at the takeover.
+    await db.transaction((tx) => tx.query(db.sql('UPDATE projection_checkpoints SET lease_until = ? WHERE name = ?'), [Date.now() - 1, 'test-ledger-balances']));
+    expect(await cp.acquire('test-ledger-balances')).toBe(await store.headPosition());
   });
 });
 

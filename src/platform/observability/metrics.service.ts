@@ -41,6 +41,7 @@ export class MetricsService {
       labelNames: ['projection'],
       registers: [this.registry],
       async collect() {
+        await runner.refreshRemote().catch(() => undefined);
         const head = await store.headPosition();
         for (const s of runner.status()) this.set({ projection: s.name }, Number(head > s.checkpoint ? head - s.checkpoint : 0n));
       },

@@ -38,20 +38,25 @@ export class CheckpointStore {
     return { position: BigInt(rows[0].position), owner: rows[0].owner, leaseUntil: Number(rows[0].lease_until ?? 0) };
   }
 
-  /** Takes (or renews) the lease; throws LeaseLost when another live owner holds it. Returns the checkpoint. */
+  /**
+   * Takes (or renews) the lease; throws LeaseLost when another live owner holds it. Returns the checkpoint as the
+   * takeover saw it: the conditional UPDATE re-checks the lease under the row lock and RETURNING gives the position
+   * at that moment, so a node that was slow to let go cannot commit a batch between our read and our takeover.
+   */
   async acquire(name: string): Promise<bigint> {
     return this.db.transaction(async (tx) => {
       const now = Date.now();
-      const current = await this.read(name, tx);
-      if (!current) {
-        await tx.query(this.sql('INSERT INTO projection_checkpoints (name, position, owner, lease_until, updated_at) VALUES (?, ?, ?, ?, ?)'), [
-          name, '0', this.owner, now + LEASE_MS, new Date(now).toISOString(),
-        ]);
-        return 0n;
-      }
-      if (current.owner && current.owner !== this.owner && current.leaseUntil > now) throw new LeaseLost(name);
-      await tx.query(this.sql('UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ?'), [this.owner, now + LEASE_MS, name]);
-      return current.position;
+      await this.run(tx, 'INSERT INTO projection_checkpoints (name, position, owner, lease_until, updated_at) VALUES (?, ?, NULL, NULL, ?) ON CONFLICT (name) DO NOTHING', [
+        name, '0', new Date(now).toISOString(),
+      ]);
+      const taken = await this.run(
+        tx,
+        'UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ? AND (owner IS NULL OR owner = ? OR lease_until <= ?) RETURNING position',
+        [this.owner, now + LEASE_MS, name, this.owner, now],
+      );
+      const row = taken.records?.[0] as { position: string } | undefined;
+      if (!row) throw new LeaseLost(name);
+      return BigInt(row.position);
     });
   }
 
@@ -73,11 +78,24 @@ export class CheckpointStore {
     if (affected !== 1) throw new LeaseLost(name);
   }
 
-  /** Runs an UPDATE in the transaction and returns the rows it changed (TypeORM's structured result, any driver). */
+  /** Runs a statement in the transaction; TypeORM's structured result reports rows and counts alike on every driver. */
+  private async run(tx: EntityManager, text: string, params: unknown[]): Promise<QueryResult> {
+    if (!tx.queryRunner) throw new Error('checkpoint statements must run inside a transaction');
+    return (await tx.queryRunner.query(this.sql(text), params, true)) as QueryResult;
+  }
+
   private async update(tx: EntityManager, text: string, params: unknown[]): Promise<number> {
-    if (!tx.queryRunner) throw new Error('checkpoint updates must run inside a transaction');
-    const result = (await tx.queryRunner.query(this.sql(text), params, true)) as QueryResult;
-    return result.affected ?? -1;
+    return (await this.run(tx, text, params)).affected ?? -1;
+  }
+
+  /** Checkpoints of projectors this process does not run (other nodes'), for read-your-writes and lag. */
+  async positions(names: string[]): Promise<Map<string, bigint>> {
+    if (names.length === 0) return new Map();
+    const rows: Array<{ name: string; position: string }> = await this.db.reader.query(
+      this.sql(`SELECT name, position FROM projection_checkpoints WHERE name IN (${names.map(() => '?').join(', ')})`),
+      names,
+    );
+    return new Map(rows.map((r) => [r.name, BigInt(r.position)]));
   }
 
   /** Keeps an idle projector's lease alive; false when another process took it. */

@@ -129,18 +129,45 @@ export class ProjectionRunner {
     return [...this.running.values()].filter((r) => types.some((t) => r.handles.has(t))).map((r) => r.projector.name);
   }
 
+  /** Projectors this process runs: their checkpoints are known here without asking the database. */
+  private isLocal(name: string): boolean {
+    const state = this.running.get(name)?.status.state;
+    return state === 'running' || state === 'failing' || state === 'starting' || state === 'rebuilding';
+  }
+
   /**
    * Resolves true once every named projector (default: all) has passed `position`, false after `timeoutMs`.
-   * A projector that another process runs (standby) cannot be observed here and is not waited for.
+   * Projectors run here are followed in memory; those another node runs (standby here, or a node started with
+   * PROJECTIONS_AUTOSTART=false) through their checkpoints in the shared read-model database.
    */
-  waitFor(position: bigint, names: string[] = this.names, timeoutMs = 2000): Promise<boolean> {
-    const relevant = names.filter((n) => this.running.get(n)?.status.state !== 'standby');
-    if (this.reached(position, relevant)) return Promise.resolve(true);
+  async waitFor(position: bigint, names: string[] = this.names, timeoutMs = 2000): Promise<boolean> {
+    const remote = names.filter((n) => this.running.has(n) && !this.isLocal(n));
+    const local = this.waitLocal(position, names.filter((n) => !remote.includes(n)), timeoutMs);
+    if (remote.length === 0) return local;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const positions = await this.checkpoints.positions(remote);
+      for (const [name, p] of positions) this.running.get(name)!.status.checkpoint = p;
+      if (remote.every((n) => (positions.get(n) ?? 0n) >= position)) return local;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(20, left)));
+    }
+  }
+
+  /** Refreshes the checkpoints of projectors other nodes run (for lag metrics and health on this node). */
+  async refreshRemote(): Promise<void> {
+    const remote = this.names.filter((n) => !this.isLocal(n));
+    for (const [name, p] of await this.checkpoints.positions(remote)) this.running.get(name)!.status.checkpoint = p;
+  }
+
+  private waitLocal(position: bigint, names: string[], timeoutMs: number): Promise<boolean> {
+    if (this.reached(position, names)) return Promise.resolve(true);
     if (timeoutMs <= 0) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const waiter: Waiter = {
         position,
-        names: relevant,
+        names,
         resolve,
         timer: setTimeout(() => {
           this.waiters.delete(waiter);

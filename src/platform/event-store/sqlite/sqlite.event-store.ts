@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { assertCanonicalizable } from '../../commitments/json';
 import { canonicalJson, eventCommitmentOf } from '../../commitments/commitment';
-import { StateConflict, VersionConflict } from '../../errors';
+import { PlatformError, StateConflict, VersionConflict } from '../../errors';
 import {
   describeExpected,
   type AppendResult,
@@ -126,6 +126,9 @@ export class SqliteEventStore implements EventStore {
         try {
           return req.events.length === 1 ? this.appendInTransaction(req) : appendOne(req);
         } catch (error) {
+          // A disk or I/O error can roll the whole transaction back: abort the batch rather than let the
+          // remaining appends run outside any transaction. Only the platform's own refusals stay per append.
+          if (!this.db.inTransaction || !(error instanceof PlatformError || isDuplicateEventId(error))) throw error;
           if (!isDuplicateEventId(error)) return { error };
           try {
             // The ids are stored already: a retry of a write that succeeded, or a real clash.
@@ -285,7 +288,7 @@ export class SqliteEventStore implements EventStore {
     let wake!: () => void;
     const promise = new Promise<void>((resolve) => (wake = resolve));
     const timer = setTimeout(() => {
-      this.appendWaiters.delete(wake);
+      this.appendWaiters.delete(onAppend);
       wake();
     }, ms);
     const onAppend = (): void => {
