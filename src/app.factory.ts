@@ -5,14 +5,15 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { newId } from './platform/context/request-context';
 import { CommandPipelineInterceptor } from './platform/http/command-pipeline.interceptor';
 import { IdempotencyStore } from './platform/http/idempotency.store';
 import { PlatformExceptionFilter } from './platform/http/platform-exception.filter';
-import { installRequestLifecycle, requestIdFrom } from './platform/http/request-lifecycle';
+import { assertAcceptableJson, assertUtf8ContentType } from './platform/http/json-body';
+import { installRequestLifecycle, requestIdFrom, sendError } from './platform/http/request-lifecycle';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { MetricsService } from './platform/observability/metrics.service';
 
@@ -21,6 +22,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     bodyLimit: options.config.bodyLimitBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdFrom(req.headers['x-request-id'], newId),
     logger: false,
+    // Errors the router raises before any route runs (a malformed URL) get the envelope too.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => void sendError(reply, request, error, () => undefined),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, { bodyParser: false, bufferLogs: true });
@@ -62,6 +65,19 @@ function installJsonOnly(fastify: FastifyInstance, bodyLimit: number): void {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
     request.rawBody = body;
-    parseJson(request, body.toString('utf8'), done);
+    try {
+      assertUtf8ContentType(request.headers['content-type']);
+    } catch (error) {
+      return done(error as Error);
+    }
+    parseJson(request, body.toString('utf8'), (error: Error | null, parsed?: unknown) => {
+      if (error) return done(error);
+      try {
+        assertAcceptableJson(parsed);
+      } catch (invalid) {
+        return done(invalid as Error);
+      }
+      done(null, parsed);
+    });
   });
 }

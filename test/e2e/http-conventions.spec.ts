@@ -97,6 +97,10 @@ describe('HTTP conventions', () => {
       ['text/plain', { 'content-type': 'text/plain' }, 'owner=ada', 415, 'UNSUPPORTED_MEDIA_TYPE'],
       ['a form', { 'content-type': 'application/x-www-form-urlencoded' }, 'owner=ada', 415, 'UNSUPPORTED_MEDIA_TYPE'],
       ['a body over the limit', { 'content-type': 'application/json' }, JSON.stringify({ owner: 'x'.repeat(5000) }), 413, 'PAYLOAD_TOO_LARGE'],
+      ['nesting 1000 levels deep', { 'content-type': 'application/json' }, `{"owner":"x","a":${'['.repeat(1000)}${']'.repeat(1000)}}`, 400, 'VALIDATION_FAILED'],
+      ['a NUL character', { 'content-type': 'application/json' }, '{"owner":"a\\u0000b"}', 400, 'VALIDATION_FAILED'],
+      ['a lone surrogate', { 'content-type': 'application/json' }, '{"owner":"a\\ud800b"}', 400, 'VALIDATION_FAILED'],
+      ['a charset other than UTF-8', { 'content-type': 'application/json; charset=latin1' }, '{"owner":"x"}', 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ])('answers %s with the error envelope', async (_name, headers, payload, status, code) => {
       const r = await t.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', headers, payload });
       expect(r.statusCode).toBe(status);
@@ -115,6 +119,12 @@ describe('HTTP conventions', () => {
       expect(badId.json().error.details[0].field).toBe('ledger_id');
       const missing = await get(`/api/v1/test-ledgers/${'a'.repeat(32)}`);
       expect(missing.statusCode).toBe(404);
+      for (const url of ['/api/v1/test-ledgers/%E0%A4%A', `/api/v1/test-ledgers/${'a'.repeat(500)}`]) {
+        const odd = await get(url);
+        expect(odd.statusCode).toBe(400);
+        expectEnvelope(odd.json(), 'VALIDATION_FAILED');
+        expect(odd.headers['x-request-id']).toBe(odd.json().error.request_id);
+      }
     });
 
     it('answers a server fault with INTERNAL and no stack, SQL or message text', async () => {

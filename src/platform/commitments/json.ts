@@ -5,8 +5,11 @@
  */
 import { ValidationFailed, type ErrorDetail } from '../errors';
 
-/** In a `u` regex a valid pair is one code point, so this matches only unpaired surrogates. */
-const LONE_SURROGATE = /\p{Cs}/u;
+/**
+ * In a `u` regex a valid pair is one code point, so \p{Cs} matches only unpaired surrogates. U+0000 is refused too:
+ * canonical JSON could carry it, but PostgreSQL text cannot, and a projector that cannot store an event stalls.
+ */
+const LONE_SURROGATE = /[\u0000\p{Cs}]/u;
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -23,7 +26,7 @@ export function findNonCanonical(value: unknown, path = '$', problems: ErrorDeta
   if (problems.length >= 20) return problems;
   switch (typeof value) {
     case 'string':
-      if (LONE_SURROGATE.test(value)) problems.push({ field: path, issue: 'string holds a lone UTF-16 surrogate' });
+      if (LONE_SURROGATE.test(value)) problems.push({ field: path, issue: 'string holds U+0000 or a lone UTF-16 surrogate' });
       return problems;
     case 'boolean':
       return problems;
@@ -55,7 +58,7 @@ export function findNonCanonical(value: unknown, path = '$', problems: ErrorDeta
     return problems;
   }
   for (const key of Object.keys(value)) {
-    if (LONE_SURROGATE.test(key)) problems.push({ field: path, issue: 'key holds a lone UTF-16 surrogate' });
+    if (LONE_SURROGATE.test(key)) problems.push({ field: path, issue: 'key holds U+0000 or a lone UTF-16 surrogate' });
     findNonCanonical((value as Record<string, unknown>)[key], `${path}.${key}`, problems);
   }
   return problems;

@@ -74,6 +74,7 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown, logError: (error: unknown, request: FastifyRequest) => void): FastifyReply {
   const mapped = mapError(error, String(request.id));
   if (mapped.internal) logError(error, request);
+  reply.header('X-Request-Id', String(request.id));
   for (const [k, v] of Object.entries(mapped.headers)) reply.header(k, v);
   return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body);
 }
