@@ -211,5 +211,14 @@ export function runEventStoreContract(name: string, open: () => Promise<EventSto
       }
       expect(await store.readStream(stream)).toEqual([]);
     });
+
+    it('rejects an occurred_at that is not an RFC 3339 UTC timestamp', async () => {
+      const stream = streamName();
+      for (const occurred_at of ['yesterday', '2026-11-22 10:00:00', '2026-11-22T10:00:00+01:00', '2026-13-45T99:00:00Z']) {
+        const error = await store.append(stream, [newEvent('At', {}, { occurred_at })], 'any').catch((e) => e);
+        expect(error.code).toBe('VALIDATION_FAILED');
+      }
+      expect(await store.readStream(stream)).toEqual([]);
+    });
   });
 }

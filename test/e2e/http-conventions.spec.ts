@@ -170,6 +170,26 @@ describe('HTTP conventions', () => {
       expect(fixed.statusCode).toBe(200);
     });
 
+    it('does a command once even when the first response was lost before its key was recorded (crash)', async () => {
+      const { ReadModelDatabase } = await import('../../src/platform/read-model/read-model.datasource');
+      const db = t.app.get(ReadModelDatabase);
+      const forgetKeys = () => db.transaction((tx) => tx.query('DELETE FROM idempotency_records'));
+      const open1 = await post('/api/v1/test-ledgers', { owner: 'crash' }, { 'idempotency-key': 'crash-open' });
+      await forgetKeys();
+      const open2 = await post('/api/v1/test-ledgers', { owner: 'crash' }, { 'idempotency-key': 'crash-open' });
+      expect(open2.statusCode).toBe(201);
+      expect(open2.json()).toEqual(open1.json());
+      const id = open1.json().ledger_id;
+
+      const credit1 = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '70' }, { 'idempotency-key': 'crash-credit' });
+      await forgetKeys();
+      const credit2 = await post(`/api/v1/test-ledgers/${id}/credits`, { amount: '70' }, { 'idempotency-key': 'crash-credit' });
+      expect(credit2.statusCode).toBe(200);
+      expect(credit2.json()).toEqual({ ledger_id: id, owner: 'crash', balance: '70', version: 1 });
+      expect(credit2.headers['x-position']).toBe(credit1.headers['x-position']);
+      expect((await store().readStream(`test-ledger-${id}`)).map((e) => e.type)).toEqual(['LedgerOpened', 'LedgerCredited']);
+    });
+
     it('rejects a malformed key', async () => {
       const r = await post('/api/v1/test-ledgers', { owner: 'x' }, { 'idempotency-key': 'has space' });
       expect(r.statusCode).toBe(400);
@@ -253,7 +273,9 @@ describe('HTTP conventions', () => {
         headers: { authorization: 'Bearer tok_SUPERSECRET_1234567890', cookie: 'session=COOKIESECRET' },
         payload: { owner: 'eve' },
       });
+      await get('/api/v1/test-ledgers?limit=5&token=QUERYSECRET999');
       const joined = t.logs.join('\n');
+      expect(joined).not.toContain('QUERYSECRET999');
       expect(joined).toContain('"url":"/api/v1/test-ledgers"');
       expect(joined).toContain('[REDACTED]');
       expect(joined).not.toContain('SUPERSECRET');

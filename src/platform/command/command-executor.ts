@@ -7,7 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { JsonObject } from '../commitments/json';
 import { VersionConflict } from '../errors';
 import { EVENT_STORE, type EventStore, type NewEvent, type RecordedEvent } from '../event-store/event-store.port';
-import { eventMetadata, newId, recordAppend } from '../context/request-context';
+import { eventMetadata, idMark, nextId, peekId, recordAppend, rewindIds } from '../context/request-context';
 import type { DecideContext, Decider, DomainEvent } from './decider';
 
 export interface ExecuteOptions {
@@ -53,17 +53,54 @@ export class CommandExecutor {
     return run;
   }
 
+  /**
+   * A retried request (same Idempotency-Key) whose first attempt appended but never answered: the stream already
+   * holds the events with the ids this request derives next. Answer with the outcome of that append.
+   */
+  private ownEarlierAppend<S, E extends DomainEvent>(stream: string, decider: Pick<Decider<unknown, S, E>, 'initialState' | 'evolve'>, stored: RecordedEvent[]): CommandOutcome<S> | null {
+    if (peekId(0) === null || stored.length === 0) return null;
+    // `decide` may take a few ids for records before the events take theirs: look a short way ahead.
+    const stored_ids = new Map(stored.map((e, i) => [e.event_id, i]));
+    let skip = 0;
+    let start = -1;
+    for (; skip < 16 && start < 0; skip++) start = stored_ids.get(peekId(skip)!) ?? -1;
+    if (start < 0) return null;
+    skip -= 1;
+    let count = 1;
+    while (start + count < stored.length && stored[start + count].event_id === peekId(skip + count)) count++;
+    for (let i = 0; i < skip + count; i++) nextId();
+    const mine = stored.slice(start, start + count);
+    const last = mine[mine.length - 1];
+    recordAppend(last.position, mine.map((e) => e.type));
+    let state = decider.initialState();
+    for (const e of stored.slice(0, start + count)) state = decider.evolve(state, { type: e.type, data: e.data } as E);
+    return {
+      state,
+      version: last.revision,
+      position: last.position,
+      events: mine.map((e) => ({ event_id: e.event_id, type: e.type, data: e.data, metadata: e.metadata, occurred_at: e.occurred_at })),
+    };
+  }
+
   /** Conflicts left are with other processes: retried after a short jittered pause, unless the client pinned a version. */
   private async executeNow<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions): Promise<CommandOutcome<S>> {
     const maxAttempts = options.expectedVersion === undefined ? (options.maxAttempts ?? 8) : 1;
     for (let attempt = 1; ; attempt++) {
-      const { state, version } = await this.load(stream, decider);
+      const { state, version, events: stored } = await this.load(stream, decider);
+      const earlier = this.ownEarlierAppend(stream, decider, stored);
+      if (earlier) return earlier;
       if (options.expectedVersion !== undefined && version !== options.expectedVersion) {
         throw new VersionConflict(stream, options.expectedVersion.toString(), version);
       }
-      const context: DecideContext = { now: options.now?.() ?? new Date(), newId: options.newId ?? newId };
+      const mark = idMark();
+      const context: DecideContext = { now: options.now?.() ?? new Date(), newId: options.newId ?? nextId };
       const decided = decider.decide(command, state, context);
-      if (decided.length === 0) return { state, version, position: null, events: [] };
+      if (decided.length === 0) {
+        // Nothing to append: the response still carries the position the answer reflects.
+        const position = stored.length > 0 ? stored[stored.length - 1].position : null;
+        if (position !== null) recordAppend(position, []);
+        return { state, version, position, events: [] };
+      }
 
       const occurred_at = context.now.toISOString();
       const metadata = eventMetadata();
@@ -80,6 +117,7 @@ export class CommandExecutor {
         const next = decided.reduce((s, e) => decider.evolve(s, e), state);
         return { state: next, version: result.next_revision, position: result.position, events };
       } catch (error) {
+        rewindIds(mark);
         if (!(error instanceof VersionConflict) || attempt >= maxAttempts) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }

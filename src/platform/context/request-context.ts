@@ -3,7 +3,7 @@
  * event metadata and read-your-writes need no plumbing through every handler.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ActorRef, EventMetadata } from '../event-store/event-store.port';
 
 export interface RequestContext {
@@ -17,6 +17,10 @@ export interface RequestContext {
   commit_position: bigint | null;
   /** Event types appended while serving this request (which projections to wait for). */
   appended_types: Set<string>;
+  /** The request's Idempotency-Key: ids are then derived from it, so a retried request reproduces them. */
+  idempotency?: { scope: string; key: string };
+  /** How many ids `nextId` has handed out in this request. */
+  id_counter: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -28,7 +32,42 @@ const storage = new AsyncLocalStorage<RequestContext>();
  */
 export const newId = (): string => Date.now().toString(16).padStart(12, '0').slice(-12) + randomBytes(10).toString('hex');
 
+/** The platform itself (start-up jobs, projections, CLIs): never an HTTP caller. */
+/**
+ * The id for the next record or event a command creates. Under an Idempotency-Key the n-th id of a request is
+ * derived from (caller, key, n): a retry of a request whose response was lost (a crash between append and reply)
+ * creates the same ids, so the command executor recognises its own earlier append instead of doing it twice.
+ */
+export function nextId(): string {
+  const ctx = currentContext();
+  if (!ctx?.idempotency) return newId();
+  return derivedId(ctx, ctx.id_counter++);
+}
+
+/** The id `nextId` would hand out `ahead` calls from now, without handing it out. */
+export function peekId(ahead: number): string | null {
+  const ctx = currentContext();
+  return ctx?.idempotency ? derivedId(ctx, ctx.id_counter + ahead) : null;
+}
+
+/** Where `nextId` stands, to give back the ids of an attempt that did not happen (`rewindIds`). */
+export function idMark(): number {
+  return currentContext()?.id_counter ?? 0;
+}
+
+export function rewindIds(mark: number): void {
+  const ctx = currentContext();
+  if (ctx?.idempotency) ctx.id_counter = mark;
+}
+
+function derivedId(ctx: RequestContext, n: number): string {
+  return createHash('sha256').update(`${ctx.idempotency!.scope}\n${ctx.idempotency!.key}\n${n}`).digest('hex').slice(0, 32);
+}
+
 export const SYSTEM_ACTOR: ActorRef = { type: 'system', reference: 'platform' };
+
+/** An HTTP caller before (or without) authentication. */
+export const ANONYMOUS_ACTOR: ActorRef = { type: 'anonymous', reference: 'anonymous' };
 
 export function createRequestContext(init: Partial<RequestContext> = {}): RequestContext {
   const request_id = init.request_id ?? newId();
@@ -41,6 +80,7 @@ export function createRequestContext(init: Partial<RequestContext> = {}): Reques
     workspace_uuid: init.workspace_uuid ?? null,
     commit_position: null,
     appended_types: new Set(),
+    id_counter: 0,
   };
 }
 

@@ -69,7 +69,8 @@ export class CommandPipelineInterceptor implements NestInterceptor {
       throw new ValidationFailed('Invalid Idempotency-Key.', [{ field: 'Idempotency-Key', issue: 'must be 1-255 printable ASCII characters' }]);
     }
     const ctx = request.platformContext;
-    const scope = `${ctx.actor.type}:${ctx.actor.reference}`;
+    // Keys are per caller; callers without a principal are told apart by address, so strangers never share keys.
+    const scope = ctx.actor.type === 'anonymous' ? `anonymous:${request.ip}` : `${ctx.actor.type}:${ctx.actor.reference}`;
     const fingerprint = createHash('sha256')
       .update(`${request.method} ${request.url}\n`)
       .update(request.rawBody ?? Buffer.alloc(0))
@@ -77,5 +78,6 @@ export class CommandPipelineInterceptor implements NestInterceptor {
     const begun = await this.idempotency.begin(scope, header, fingerprint);
     if (begun.kind === 'replay') throw new IdempotentReplay(begun.response);
     request.idempotency = { scope, key: header };
+    ctx.idempotency = { scope, key: header };
   }
 }

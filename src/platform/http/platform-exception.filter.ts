@@ -23,16 +23,21 @@ export class PlatformExceptionFilter implements ExceptionFilter {
   }
 }
 
-/** Records that carry `idempotent_replay` say so on a replay (PLATFORM.md section 4). */
+/**
+ * Records that carry `idempotent_replay` say so on a replay (PLATFORM.md section 4): the record itself, or the
+ * record inside the seeds' envelopes (`response` for trading and agentic memory, `data` for arena).
+ */
 function markReplay(body: string): string {
   if (!body.includes('"idempotent_replay"')) return body;
+  const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const mark = (v: unknown): unknown => (isRecord(v) && 'idempotent_replay' in v ? { ...v, idempotent_replay: true } : v);
   try {
-    const parsed = JSON.parse(body);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'idempotent_replay' in parsed) {
-      return JSON.stringify({ ...parsed, idempotent_replay: true });
-    }
+    const parsed: unknown = JSON.parse(body);
+    if (!isRecord(parsed)) return body;
+    const marked = mark(parsed) as Record<string, unknown>;
+    for (const key of ['response', 'data']) if (key in marked) marked[key] = mark(marked[key]);
+    return JSON.stringify(marked);
   } catch {
-    /* not JSON: replay as stored */
+    return body; // not JSON: replay as stored
   }
-  return body;
 }

@@ -4,7 +4,7 @@
  * size) reach Nest's handler and so the platform exception filter like any other.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createRequestContext, type RequestContext } from '../context/request-context';
+import { ANONYMOUS_ACTOR, createRequestContext, type RequestContext } from '../context/request-context';
 import type { IdempotencyStore } from './idempotency.store';
 import { mapError } from './error-envelope';
 
@@ -38,7 +38,7 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
   fastify.decorateRequest('platformContext', null as unknown as RequestContext);
 
   fastify.addHook('onRequest', async (request, reply) => {
-    request.platformContext = createRequestContext({ request_id: String(request.id) });
+    request.platformContext = createRequestContext({ request_id: String(request.id), actor: ANONYMOUS_ACTOR });
     const correlation = request.headers['x-correlation-id'];
     if (typeof correlation === 'string' && REQUEST_ID.test(correlation)) request.platformContext.correlation_id = correlation;
     reply.header('X-Request-Id', String(request.id));

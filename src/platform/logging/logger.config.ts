@@ -6,7 +6,7 @@ import type { Params } from 'nestjs-pino';
 
 const SECRET_FIELDS = [
   'password', 'current_password', 'new_password', 'token', 'access_token', 'refresh_token', 'step_up_token', 'hashed_token',
-  'secret', 'client_secret', 'totp_code', 'recovery_code', 'recovery_codes', 'code', 'authorization', 'api_key', 'private_key',
+  'secret', 'client_secret', 'totp_code', 'recovery_code', 'recovery_codes', 'authorization', 'api_key', 'private_key',
 ];
 
 export const REDACT_PATHS = [
@@ -18,6 +18,13 @@ export const REDACT_PATHS = [
   ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
 ];
 
+const SECRET_QUERY = /([?&](?:token|code|secret|password|key|signature|access_token)=)[^&#]*/gi;
+
+/** Tokens travel in links (activation, contact change): their query values never reach a log line. */
+export function redactQuery(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[REDACTED]');
+}
+
 export function loggerParams(level: string, stream?: NodeJS.WritableStream): Params {
   return {
     pinoHttp: {
@@ -27,7 +34,7 @@ export function loggerParams(level: string, stream?: NodeJS.WritableStream): Par
       genReqId: (req) => (req as unknown as { id: string }).id,
       customProps: (req) => ({ request_id: (req as unknown as { id: string }).id }),
       serializers: {
-        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({ id: req.id, method: req.method, url: req.url, headers: req.headers }),
+        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({ id: req.id, method: req.method, url: redactQuery(req.url), headers: req.headers }),
       },
       autoLogging: { ignore: (req) => req.url === '/health/live' || req.url === '/metrics' },
       ...(stream ? { stream } : {}),

@@ -112,6 +112,22 @@ async function openMigratedDataSource(options: ReadModelDatabaseOptions): Promis
     await bootstrap.destroy();
   }
   await ds.initialize();
-  await ds.runMigrations({ transaction: 'each' });
+  if (ds.options.type !== 'postgres') {
+    await ds.runMigrations({ transaction: 'each' });
+    return ds;
+  }
+  // Nodes starting together take turns: an advisory lock (held by one session) around the migrations.
+  const lock = ds.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await ds.runMigrations({ transaction: 'each' });
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await lock.release();
+  }
   return ds;
 }
+
+/** Arbitrary, fixed: the advisory-lock key of read-model migrations. */
+const MIGRATION_LOCK = 764_000_001;

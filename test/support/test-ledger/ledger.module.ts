@@ -7,7 +7,7 @@ import { CommandBus, CommandHandler, QueryBus, QueryHandler, type ICommandHandle
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
 import { CommandExecutor } from '../../../src/platform/command/command-executor';
-import { newId } from '../../../src/platform/context/request-context';
+import { nextId } from '../../../src/platform/context/request-context';
 import { NotFound } from '../../../src/platform/errors';
 import { keysetPage, PageQuery, pageLimit } from '../../../src/platform/http/pagination';
 import { IsDecimalString, NoExtraFields } from '../../../src/platform/http/validation';
@@ -60,7 +60,7 @@ const view = (row: TestLedgerBalance): LedgerView => ({ ledger_id: row.ledger_id
 export class OpenLedgerHandler implements ICommandHandler<OpenLedger, LedgerView> {
   constructor(private readonly commands: CommandExecutor) {}
   async execute(command: OpenLedger): Promise<LedgerView> {
-    const ledger_id = newId();
+    const ledger_id = nextId();
     const outcome = await this.commands.execute(ledgerStream(ledger_id), ledgerDecider, { kind: 'OpenLedger', ledger_id, owner: command.owner });
     return { ledger_id, owner: command.owner, balance: outcome.state.balance.toString(), version: Number(outcome.version) };
   }
