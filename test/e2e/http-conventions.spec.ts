@@ -304,6 +304,25 @@ describe('HTTP conventions across restarts and slow projections', () => {
     }
   });
 
+  it('keeps read-your-writes on a node that runs no projectors (another node does)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'app-nodes-'));
+    const projecting = await startTestApp({ DATA_DIR: dataDir });
+    const apiOnly = await startTestApp({ DATA_DIR: dataDir, PROJECTIONS_AUTOSTART: 'false' });
+    try {
+      const open = await apiOnly.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', payload: { owner: 'far' } });
+      expect(open.statusCode).toBe(201);
+      const read = await apiOnly.app.inject({ method: 'GET', url: `/api/v1/test-ledgers/${open.json().ledger_id}` });
+      expect(read.statusCode).toBe(200);
+      const min = await apiOnly.app.inject({ method: 'GET', url: `/api/v1/test-ledgers/${open.json().ledger_id}`, headers: { 'x-min-position': open.headers['x-position'] as string } });
+      expect(min.statusCode).toBe(200);
+      expect((await apiOnly.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+    } finally {
+      await apiOnly.close();
+      await projecting.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('answers 202 with the position when projections do not catch up in time', async () => {
     const slow = await startTestApp({ PROJECTIONS_AUTOSTART: 'false', READ_YOUR_WRITES_TIMEOUT_MS: '50' });
     try {
