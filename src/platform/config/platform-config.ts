@@ -64,6 +64,22 @@ export class EnvironmentVariables {
 
   @Transform(toInt) @IsInt() @Min(1) @Max(10000)
   PROJECTION_BATCH_SIZE = 500;
+
+  @Transform(toInt) @IsInt() @Min(60) @Max(30 * 24 * 3600)
+  SESSION_TTL_SECONDS = 12 * 3600;
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(365 * 24 * 3600)
+  ACCOUNT_CLOSURE_GRACE_SECONDS = 14 * 24 * 3600;
+
+  @Transform(toInt) @IsInt() @Min(1000) @Max(24 * 3600 * 1000)
+  CLOSURE_SWEEP_INTERVAL_MS = 60_000;
+
+  /** log2 of scrypt's N; 17 is OWASP's recommendation (tests use less to stay fast). */
+  @Transform(toInt) @IsInt() @Min(10) @Max(20)
+  PASSWORD_HASH_COST = 17;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'IDENTITY_SECRET_KEY must be 32 bytes, base64' })
+  IDENTITY_SECRET_KEY?: string;
 }
 
 export interface PlatformConfig {
@@ -85,6 +101,11 @@ export interface PlatformConfig {
   idempotencyTtlSeconds: number;
   projectionsAutostart: boolean;
   projectionBatchSize: number;
+  sessionTtlSeconds: number;
+  accountClosureGraceSeconds: number;
+  closureSweepIntervalMs: number;
+  passwordHashCost: number;
+  identitySecretKey?: string;
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -92,7 +113,7 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD'];
+  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
@@ -123,6 +144,11 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
     projectionsAutostart: env.PROJECTIONS_AUTOSTART,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
+    sessionTtlSeconds: env.SESSION_TTL_SECONDS,
+    accountClosureGraceSeconds: env.ACCOUNT_CLOSURE_GRACE_SECONDS,
+    closureSweepIntervalMs: env.CLOSURE_SWEEP_INTERVAL_MS,
+    passwordHashCost: env.PASSWORD_HASH_COST,
+    identitySecretKey: env.IDENTITY_SECRET_KEY,
   };
 }
 

@@ -1,0 +1,106 @@
+/** Authentication history of each profile: logins, failures, authenticator changes, step-ups, revocations. */
+import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import type { Projector } from '../../src/platform/projections/projector';
+import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+
+export interface AuthEventRow {
+  event_id: string;
+  position: string;
+  profile_uuid: string;
+  event_type: string;
+  outcome: string;
+  authentication_method: string;
+  device_name: string | null;
+  device_platform: string | null;
+  session_id: string | null;
+  occurred_at: string;
+}
+
+export class IdentityAuthEvents1764000001200 implements MigrationInterface {
+  name = 'IdentityAuthEvents1764000001200';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string, nullable = false) => ({ name, type: 'varchar', length, isNullable: nullable });
+    await q.createTable(
+      new Table({
+        name: 'identity_auth_events',
+        columns: [
+          { name: 'event_id', type: 'varchar', length: '32', isPrimary: true },
+          // Zero-padded global position: orders newest first and serves as the keyset cursor.
+          text('position', '20'),
+          text('profile_uuid', '32'),
+          text('event_type', '32'),
+          text('outcome', '16'),
+          text('authentication_method', '32'),
+          text('device_name', '100', true),
+          text('device_platform', '100', true),
+          text('session_id', '32', true),
+          text('occurred_at', '40'),
+        ],
+        indices: [{ name: 'idx_identity_auth_events_profile', columnNames: ['profile_uuid', 'position'] }],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('identity_auth_events');
+  }
+}
+
+type Row = Omit<AuthEventRow, 'event_id' | 'position' | 'occurred_at'>;
+
+/** The history entry an event makes, if any. */
+function entryFor(event: RecordedEvent): Row | null {
+  const d = event.data as Record<string, unknown>;
+  const device = d.device as { name: string; platform: string } | undefined;
+  const profile = (d.profile_uuid as string | undefined) ?? event.stream.replace(/^identity-account-/, '');
+  switch (event.type) {
+    case 'SessionStarted':
+      return { profile_uuid: profile, event_type: 'LOGIN_SUCCEEDED', outcome: 'SUCCESS', authentication_method: String(d.authentication_method), device_name: device!.name, device_platform: device!.platform, session_id: String(d.session_id) };
+    case 'LoginFailed':
+      return { profile_uuid: profile, event_type: 'LOGIN_FAILED', outcome: 'FAILURE', authentication_method: String(d.authentication_method), device_name: device!.name, device_platform: device!.platform, session_id: null };
+    case 'AuthenticatorEnrolled':
+      return { profile_uuid: profile, event_type: 'TOTP_ENROLLED', outcome: 'SUCCESS', authentication_method: 'TOTP', device_name: null, device_platform: null, session_id: String(d.session_id) };
+    case 'AuthenticatorDisabled':
+      return { profile_uuid: profile, event_type: 'TOTP_DISABLED', outcome: 'SUCCESS', authentication_method: String(d.method), device_name: null, device_platform: null, session_id: String(d.session_id) };
+    case 'OneUseTokenIssued':
+      return d.kind === 'STEP_UP'
+        ? { profile_uuid: profile, event_type: 'STEP_UP_ISSUED', outcome: 'SUCCESS', authentication_method: String(d.purpose), device_name: null, device_platform: null, session_id: d.session_id as string | null }
+        : null;
+    case 'SessionRevoked':
+      return { profile_uuid: profile, event_type: 'SESSION_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), device_name: null, device_platform: null, session_id: String(d.session_id) };
+    case 'SessionsRevoked':
+      return { profile_uuid: profile, event_type: 'SESSIONS_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), device_name: null, device_platform: null, session_id: null };
+    default:
+      return null;
+  }
+}
+
+export class IdentityAuthEventsProjector implements Projector {
+  readonly name = 'identity-auth-events';
+  readonly handles = ['SessionStarted', 'LoginFailed', 'AuthenticatorEnrolled', 'AuthenticatorDisabled', 'OneUseTokenIssued', 'SessionRevoked', 'SessionsRevoked'] as const;
+
+  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const row = entryFor(event);
+    if (!row) return;
+    await tx.query(
+      portableSql(
+        tx,
+        `INSERT INTO identity_auth_events (event_id, position, profile_uuid, event_type, outcome, authentication_method, device_name, device_platform, session_id, occurred_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      [event.event_id, event.position.toString().padStart(20, '0'), row.profile_uuid, row.event_type, row.outcome, row.authentication_method, row.device_name, row.device_platform, row.session_id, event.occurred_at],
+    );
+  }
+
+  async reset(tx: EntityManager): Promise<void> {
+    await tx.query('DELETE FROM identity_auth_events');
+  }
+}
+
+export const identityAuthEventsReadModel: ReadModelDefinition = {
+  name: 'identity-auth-events',
+  entities: [],
+  migrations: [IdentityAuthEvents1764000001200],
+  projector: IdentityAuthEventsProjector,
+};

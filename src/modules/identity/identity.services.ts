@@ -1,0 +1,111 @@
+/**
+ * Identity's infrastructure: password hashing and the sealed TOTP secrets, the principal resolver behind the global
+ * auth guard, step-up consumption for other modules, and login throttling.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { CommandExecutor } from '../../platform/command/command-executor';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { PlatformError } from '../../platform/errors';
+import { StepUpRequired, type Principal, type PrincipalResolver, type StepUpVerifier } from '../../platform/auth/principal';
+import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { oneUseTokenDecider, TokenRefused } from './domain/access';
+import { tokenStream } from './domain/identity.constants';
+import { PasswordHasher } from './security/password-hasher';
+import { loadOrCreateKey, SecretBox } from './security/secret-box';
+import { hashToken } from './security/tokens';
+
+@Injectable()
+export class IdentityCrypto {
+  readonly passwords: PasswordHasher;
+  readonly secrets: SecretBox;
+
+  constructor(@Inject(PLATFORM_CONFIG) config: PlatformConfig) {
+    this.passwords = new PasswordHasher(config.passwordHashCost);
+    this.secrets = new SecretBox(loadOrCreateKey(config.dataDir, config.identitySecretKey));
+  }
+}
+
+interface PrincipalRow {
+  session_id: string;
+  profile_uuid: string;
+  tenant_uuid: string;
+  expires_at: string;
+  platform_role: 'ADMIN' | null;
+}
+
+/** Live session by token hash: active, not expired, on an active account. */
+@Injectable()
+export class SessionPrincipalResolver implements PrincipalResolver {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async resolve(tokenHash: string): Promise<Principal | null> {
+    const rows: PrincipalRow[] = await this.db.reader.query(
+      this.db.sql(
+        `SELECT s.session_id, s.profile_uuid, s.tenant_uuid, s.expires_at, a.platform_role
+         FROM identity_sessions s JOIN identity_accounts a ON a.profile_uuid = s.profile_uuid
+         WHERE s.token_hash = ? AND s.status = 'ACTIVE' AND a.status = 'ACTIVE'`,
+      ),
+      [tokenHash],
+    );
+    const row = rows[0];
+    if (!row || Date.parse(row.expires_at) <= Date.now()) return null;
+    return { session_id: row.session_id, profile_uuid: row.profile_uuid, tenant_uuid: row.tenant_uuid, platform_role: row.platform_role ?? null };
+  }
+}
+
+const STEP_UP_TOKEN = /^hcsu_[A-Za-z0-9_-]{43}$/;
+
+/** Step-up tokens are one-use: consuming appends at revision 0 of the token's own stream, which happens once. */
+@Injectable()
+export class StepUpService implements StepUpVerifier {
+  constructor(private readonly commands: CommandExecutor) {}
+
+  async consume(token: unknown, purpose: string, principal: Principal): Promise<void> {
+    if (typeof token !== 'string' || !STEP_UP_TOKEN.test(token)) throw new StepUpRequired(purpose);
+    try {
+      await this.commands.execute(tokenStream(hashToken(token)), oneUseTokenDecider, {
+        kind: 'ConsumeToken',
+        expect: { kind: 'STEP_UP', purpose, session_id: principal.session_id },
+      });
+    } catch (error) {
+      if (error instanceof TokenRefused) throw new StepUpRequired(purpose);
+      throw error;
+    }
+  }
+}
+
+const FREE_FAILURES = 5;
+const MAX_LOCK_SECONDS = 15 * 60;
+
+/**
+ * Login throttling per account and per client address: after five failures in a row each further failure locks
+ * the key for twice as long as the last (1 s, 2 s, 4 s … up to 15 min); a success clears the account's count.
+ * In-process (rate-limiter-flexible's memory store): each node throttles what it sees.
+ */
+@Injectable()
+export class LoginThrottle {
+  private readonly failures = new RateLimiterMemory({ keyPrefix: 'login-failures', points: 1_000_000, duration: 3600 });
+  private readonly locks = new RateLimiterMemory({ keyPrefix: 'login-locks', points: 1, duration: MAX_LOCK_SECONDS });
+
+  async assertAllowed(keys: string[]): Promise<void> {
+    for (const key of keys) {
+      const lock = await this.locks.get(key);
+      if (lock && lock.consumedPoints > 1 && lock.msBeforeNext > 0) {
+        throw new PlatformError('RATE_LIMITED', 'Too many failed sign-in attempts; retry later.', { retryAfter: Math.ceil(lock.msBeforeNext / 1000) });
+      }
+    }
+  }
+
+  async recordFailure(keys: string[]): Promise<void> {
+    for (const key of keys) {
+      const res = await this.failures.penalty(key, 1);
+      const beyond = res.consumedPoints - FREE_FAILURES;
+      if (beyond > 0) await this.locks.block(key, Math.min(2 ** (beyond - 1), MAX_LOCK_SECONDS));
+    }
+  }
+
+  async recordSuccess(keys: string[]): Promise<void> {
+    for (const key of keys) await this.failures.delete(key);
+  }
+}

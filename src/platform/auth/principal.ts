@@ -1,0 +1,56 @@
+/**
+ * Who is calling. The global guard resolves the bearer token through the identity module's PrincipalResolver;
+ * other modules read the principal (and never parse tokens themselves).
+ */
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { PlatformError } from '../errors';
+
+export interface Principal {
+  profile_uuid: string;
+  tenant_uuid: string;
+  session_id: string;
+  platform_role: 'ADMIN' | null;
+}
+
+export interface PrincipalResolver {
+  /** The principal of a live session with this token hash, or null (unknown, expired, revoked). */
+  resolve(tokenHash: string): Promise<Principal | null>;
+}
+
+/** Consumes a one-use step-up token of a purpose for the calling session; throws 403 STEP_UP_REQUIRED otherwise. */
+export interface StepUpVerifier {
+  consume(token: unknown, purpose: string, principal: Principal): Promise<void>;
+}
+
+export const PRINCIPAL_RESOLVER = Symbol('PRINCIPAL_RESOLVER');
+export const STEP_UP_VERIFIER = Symbol('STEP_UP_VERIFIER');
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export class StepUpRequired extends PlatformError {
+  constructor(purpose: string) {
+    super('STEP_UP_REQUIRED', `This operation needs a fresh step-up authorization of purpose ${purpose}.`, {
+      details: [{ field: 'step_up_token', issue: `missing, used, expired or not for ${purpose}` }],
+    });
+  }
+}
+
+/** The authenticated caller of a route that is not @Public(). */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<FastifyRequest>().principal;
+  if (!principal) throw new PlatformError('UNAUTHENTICATED', 'Authentication required.');
+  return principal;
+});
+
+/** The bearer token of the request, if any (the raw value: only for revocation of the caller's own session). */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]{16,512})$/.exec(header);
+  return match ? match[1] : null;
+}

@@ -1,0 +1,113 @@
+/** scrypt hashing: PHC-like encoding, parameters read back from storage, malformed input never throws. */
+import { PasswordHasher } from '../../../src/modules/identity/security/password-hasher';
+
+const FORMAT = /^scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+describe('PasswordHasher', () => {
+  const fast = new PasswordHasher(12); // low cost keeps the suite quick; production default is 17
+
+  it('encodes scrypt$ln=…,r=8,p=1$<32-byte salt>$<64-byte key>', async () => {
+    const stored = await fast.hash('Correct-Horse1');
+    const m = FORMAT.exec(stored);
+    expect(m).not.toBeNull();
+    expect(m!.slice(1, 4)).toEqual(['12', '8', '1']);
+    expect(Buffer.from(m![4]!, 'base64')).toHaveLength(32);
+    expect(Buffer.from(m![5]!, 'base64')).toHaveLength(64);
+  });
+
+  it('round-trips and refuses a wrong password', async () => {
+    const stored = await fast.hash('Correct-Horse1');
+    await expect(fast.verify('Correct-Horse1', stored)).resolves.toBe(true);
+    await expect(fast.verify('Correct-Horse2', stored)).resolves.toBe(false);
+    await expect(fast.verify('', stored)).resolves.toBe(false);
+  });
+
+  it('salts: the same password hashes differently each time', async () => {
+    const [a, b] = await Promise.all([fast.hash('Correct-Horse1'), fast.hash('Correct-Horse1')]);
+    expect(a).not.toBe(b);
+  });
+
+  it('treats canonically equivalent Unicode passwords as the same (NFC)', async () => {
+    const stored = await fast.hash('Caf\u00e9-Password-1');
+    await expect(fast.verify('Cafe\u0301-Password-1', stored)).resolves.toBe(true);
+  });
+
+  it('verifies with the parameters in the stored string, whatever the current cost', async () => {
+    const stored = await new PasswordHasher(10).hash('Correct-Horse1');
+    expect(stored.startsWith('scrypt$ln=10,r=8,p=1$')).toBe(true);
+    await expect(fast.verify('Correct-Horse1', stored)).resolves.toBe(true);
+    // Changing the recorded cost changes the derived key: the parameters are really used.
+    await expect(fast.verify('Correct-Horse1', stored.replace('ln=10', 'ln=11'))).resolves.toBe(false);
+    await expect(fast.verify('Correct-Horse1', stored.replace('r=8', 'r=4'))).resolves.toBe(false);
+  });
+
+  it('reports hashes that need re-hashing', async () => {
+    const current = await fast.hash('Correct-Horse1');
+    expect(fast.needsRehash(current)).toBe(false);
+    expect(fast.needsRehash(await new PasswordHasher(10).hash('Correct-Horse1'))).toBe(true);
+    expect(new PasswordHasher(13).needsRehash(current)).toBe(true);
+    expect(fast.needsRehash('garbage')).toBe(true);
+  });
+
+  it('returns false, without throwing, for malformed stored values', async () => {
+    const good = await fast.hash('Correct-Horse1');
+    const [, params, salt, key] = good.split('$') as [string, string, string, string];
+    const malformed: unknown[] = [
+      '',
+      'garbage',
+      null,
+      undefined,
+      42,
+      `argon2id$${params}$${salt}$${key}`,
+      `scrypt$${params}$${salt}`,
+      `scrypt$${params}$${salt}$${key}$extra`,
+      `scrypt$ln=12,r=8$${salt}$${key}`,
+      `scrypt$ln=40,r=8,p=1$${salt}$${key}`, // cost beyond the accepted bound: refused, not attempted
+      `scrypt$ln=0,r=8,p=1$${salt}$${key}`,
+      `scrypt$ln=12,r=0,p=1$${salt}$${key}`,
+      `scrypt$ln=12,r=99,p=1$${salt}$${key}`,
+      `scrypt$${params}$${salt}$${key}!!`,
+      `scrypt$${params}$${salt}=$${key}`,
+      `scrypt$${params}$${salt}$`,
+      `scrypt$${params}$AAAA$${key}`, // salt too short
+      `scrypt$${params}$${salt}$AAAA`, // key too short
+      'x'.repeat(5000),
+    ];
+    for (const stored of malformed) {
+      await expect(fast.verify('Correct-Horse1', stored as string)).resolves.toBe(false);
+    }
+    await expect(fast.verify(undefined as unknown as string, good)).resolves.toBe(false);
+  });
+
+  it('dummyVerify always resolves false and does comparable work', async () => {
+    await expect(fast.dummyVerify('Correct-Horse1')).resolves.toBe(false);
+    await expect(fast.dummyVerify(undefined as unknown as string)).resolves.toBe(false);
+    // Cost tracks the configured work factor: a much cheaper hasher's dummy is much faster than ours.
+    const stored = await fast.hash('Correct-Horse1');
+    const time = async (run: () => Promise<unknown>) => {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < 5; i += 1) await run();
+      return Number(process.hrtime.bigint() - start);
+    };
+    const real = await time(() => fast.verify('wrong-password', stored));
+    const dummy = await time(() => fast.dummyVerify('wrong-password'));
+    const cheap = await time(() => new PasswordHasher(4).dummyVerify('wrong-password'));
+    expect(dummy).toBeGreaterThan(real / 4);
+    expect(dummy).toBeLessThan(real * 4);
+    expect(cheap).toBeLessThan(dummy);
+  });
+
+  it('rejects an out-of-range cost at construction', () => {
+    expect(() => new PasswordHasher(0)).toThrow(RangeError);
+    expect(() => new PasswordHasher(21)).toThrow(RangeError);
+    expect(() => new PasswordHasher(12.5)).toThrow(RangeError);
+  });
+
+  it('defaults to OWASP cost N=2^17 and can hash at that cost (maxmem is sufficient)', async () => {
+    const owasp = new PasswordHasher();
+    const stored = await owasp.hash('Correct-Horse1');
+    expect(stored.startsWith('scrypt$ln=17,r=8,p=1$')).toBe(true);
+    await expect(owasp.verify('Correct-Horse1', stored)).resolves.toBe(true);
+    expect(owasp.needsRehash(stored)).toBe(false);
+  });
+});
