@@ -3,5 +3,9 @@
  * `projections/<read-model>/`; the runner in src/platform/projections runs them all.
  */
 import type { ReadModelDefinition } from '../src/platform/read-model/read-model.definition';
+import { identityAccountsReadModel } from './identity-accounts/identity-accounts.read-model';
+import { identityAuthEventsReadModel } from './identity-auth-events/identity-auth-events.read-model';
+import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
+import { identityTenancyReadModel } from './identity-tenancy/identity-tenancy.read-model';
 
-export const READ_MODELS: ReadModelDefinition[] = [];
+export const READ_MODELS: ReadModelDefinition[] = [identityAccountsReadModel, identitySessionsReadModel, identityAuthEventsReadModel, identityTenancyReadModel];

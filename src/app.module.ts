@@ -1,6 +1,9 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { IdentityModule } from './modules/identity/identity.module';
+import { PlatformAuthGuard } from './platform/auth/auth.guard';
 import { LoggerModule } from 'nestjs-pino';
 import { READ_MODELS } from '../projections';
 import { validateEnvironment, type PlatformConfig } from './platform/config/platform-config';
@@ -17,7 +20,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule];
 
 @Module({})
 export class AppModule {
@@ -34,6 +37,8 @@ export class AppModule {
         ...MODULES,
         ...(options.modules ?? []),
       ],
+      // Every route needs a live bearer token unless marked @Public().
+      providers: [{ provide: APP_GUARD, useClass: PlatformAuthGuard }],
     };
   }
 }

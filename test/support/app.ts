@@ -18,7 +18,8 @@ export interface TestApp {
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'app-'));
-  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, ...env });
+  // scrypt at 2^10 keeps the suites fast; production uses 2^17 (PASSWORD_HASH_COST).
+  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', ...env });
   const logs: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));

@@ -12,6 +12,7 @@ import { NotFound } from '../../../src/platform/errors';
 import { keysetPage, PageQuery, pageLimit } from '../../../src/platform/http/pagination';
 import { IsDecimalString, NoExtraFields } from '../../../src/platform/http/validation';
 import { ReadModelDatabase } from '../../../src/platform/read-model/read-model.datasource';
+import { Public } from '../../../src/platform/http/public.decorator';
 import { ledgerDecider, ledgerStream } from './ledger.domain';
 import { TestLedgerBalance } from './ledger.read-model';
 
@@ -102,6 +103,7 @@ export class ListLedgersHandler implements IQueryHandler<ListLedgers, { items: L
   }
 }
 
+@Public()
 @Controller('api/v1/test-ledgers')
 export class TestLedgerController {
   constructor(
@@ -132,6 +134,7 @@ export class TestLedgerController {
 }
 
 /** A route that fails the way a bug would, to prove a 500 leaks nothing. */
+@Public()
 @Controller('api/v1/test-failures')
 export class TestFailureController {
   @Post('internal')

@@ -1,0 +1,203 @@
+/** Account closure, tenants and their authorities, workspaces and the active workspace. */
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { Principal } from '../../../platform/auth/principal';
+import { CommandExecutor } from '../../../platform/command/command-executor';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/platform-config';
+import { nextId } from '../../../platform/context/request-context';
+import { PlatformError } from '../../../platform/errors';
+import { ReadModelDatabase } from '../../../platform/read-model/read-model.datasource';
+import { accountDecider, type AccountState } from '../domain/account';
+import { tenantDecider, workspaceDecider } from '../domain/access';
+import { accountStream, tenantStream, workspaceStream } from '../domain/identity.constants';
+import { IdentityCrypto, StepUpService } from '../identity.services';
+
+export interface AccountClosure {
+  request_uuid: string;
+  profile_uuid: string;
+  tenant_uuid: string;
+  status: string;
+  reason_code: string;
+  version: number;
+  requested_at: string;
+  scheduled_for: string;
+  blocked_until: string | null;
+  blocker_code: string | null;
+  cancelled_at: string | null;
+  completed_at: string | null;
+  idempotent_replay: boolean;
+  last_error_code: string | null;
+  processing_attempts: number;
+}
+
+export function closureView(state: AccountState, version: bigint | null): AccountClosure {
+  const c = state.closure;
+  if (!c) throw new PlatformError('NOT_FOUND', 'No closure has been requested.');
+  return {
+    request_uuid: c.request_uuid,
+    profile_uuid: state.profile_uuid,
+    tenant_uuid: state.tenant_uuid,
+    status: c.status,
+    reason_code: c.reason_code,
+    version: Number(version ?? 0n),
+    requested_at: c.requested_at,
+    scheduled_for: c.scheduled_for,
+    blocked_until: null,
+    blocker_code: null,
+    cancelled_at: c.cancelled_at,
+    completed_at: c.completed_at,
+    idempotent_replay: false,
+    last_error_code: null,
+    processing_attempts: c.status === 'COMPLETED' ? 1 : 0,
+  };
+}
+
+export class RequestAccountClosure {
+  constructor(readonly principal: Principal, readonly current_password: string, readonly reason_code: string | undefined, readonly step_up_token: string | undefined) {}
+}
+
+@CommandHandler(RequestAccountClosure)
+export class RequestAccountClosureHandler implements ICommandHandler<RequestAccountClosure, AccountClosure> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+    private readonly stepUp: StepUpService,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  async execute(c: RequestAccountClosure): Promise<AccountClosure> {
+    const stream = accountStream(c.principal.profile_uuid);
+    const { state } = await this.commands.load(stream, accountDecider);
+    // Re-authentication only: the password is compared with the stored hash and never echoed or stored.
+    if (!(await this.crypto.passwords.verify(c.current_password, state.password_hash))) {
+      throw new PlatformError('FORBIDDEN', 'The current password is not correct.', { details: [{ field: 'current_password', issue: 'incorrect' }] });
+    }
+    if (c.step_up_token !== undefined) await this.stepUp.consume(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
+    const outcome = await this.commands.execute(stream, accountDecider, {
+      kind: 'RequestClosure',
+      request_uuid: nextId(),
+      reason_code: c.reason_code ?? 'USER_REQUESTED',
+      grace_ms: this.config.accountClosureGraceSeconds * 1000,
+    });
+    return closureView(outcome.state, outcome.version);
+  }
+}
+
+export class CancelAccountClosure {
+  constructor(readonly principal: Principal, readonly step_up_token: string | undefined) {}
+}
+
+@CommandHandler(CancelAccountClosure)
+export class CancelAccountClosureHandler implements ICommandHandler<CancelAccountClosure, AccountClosure> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly stepUp: StepUpService,
+  ) {}
+
+  async execute(c: CancelAccountClosure): Promise<AccountClosure> {
+    if (c.step_up_token !== undefined) await this.stepUp.consume(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
+    const outcome = await this.commands.execute(accountStream(c.principal.profile_uuid), accountDecider, { kind: 'CancelClosure' });
+    return closureView(outcome.state, outcome.version);
+  }
+}
+
+/** The scheduled job's unit of work: completes one account's closure if it is due (a no-op otherwise). */
+export class CompleteDueClosure {
+  constructor(readonly profile_uuid: string) {}
+}
+
+@CommandHandler(CompleteDueClosure)
+export class CompleteDueClosureHandler implements ICommandHandler<CompleteDueClosure, boolean> {
+  constructor(private readonly commands: CommandExecutor) {}
+
+  async execute({ profile_uuid }: CompleteDueClosure): Promise<boolean> {
+    const outcome = await this.commands.execute(accountStream(profile_uuid), accountDecider, { kind: 'CompleteClosure' });
+    return outcome.events.length > 0;
+  }
+}
+
+export class CreateTenant {
+  constructor(readonly principal: Principal, readonly name: string) {}
+}
+
+@CommandHandler(CreateTenant)
+export class CreateTenantHandler implements ICommandHandler<CreateTenant> {
+  constructor(private readonly commands: CommandExecutor) {}
+
+  async execute({ principal, name }: CreateTenant): Promise<object> {
+    const tenant_uuid = nextId();
+    await this.commands.execute(tenantStream(tenant_uuid), tenantDecider, { kind: 'CreateTenant', tenant_uuid, name, owner_profile_uuid: principal.profile_uuid });
+    return { tenant_uuid, name, role_code: 'OWNER' };
+  }
+}
+
+export class AssignTenantAuthority {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string, readonly profile_uuid: string, readonly role_code: 'TENANT_ADMIN' | 'TENANT_MODERATOR', readonly reason: string) {}
+}
+
+@CommandHandler(AssignTenantAuthority)
+export class AssignTenantAuthorityHandler implements ICommandHandler<AssignTenantAuthority> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly db: ReadModelDatabase,
+  ) {}
+
+  async execute(c: AssignTenantAuthority): Promise<object> {
+    const target = await this.db.reader.query(this.db.sql(`SELECT profile_uuid FROM identity_accounts WHERE profile_uuid = ? AND status = 'ACTIVE'`), [c.profile_uuid]);
+    const tenant = await this.commands.load(tenantStream(c.tenant_uuid), tenantDecider);
+    const actorRole = tenant.state.roles[c.principal.profile_uuid];
+    if (!tenant.state.exists || (!actorRole && c.principal.platform_role !== 'ADMIN')) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    if (target.length === 0) throw new PlatformError('NOT_FOUND', 'No such profile.', { details: [{ field: 'profile_uuid', issue: 'no active profile' }] });
+    await this.commands.execute(tenantStream(c.tenant_uuid), tenantDecider, {
+      kind: 'AssignTenantAuthority',
+      tenant_uuid: c.tenant_uuid,
+      actor_profile_uuid: c.principal.profile_uuid,
+      actor_is_platform_admin: c.principal.platform_role === 'ADMIN',
+      profile_uuid: c.profile_uuid,
+      role_code: c.role_code,
+      reason: c.reason,
+    });
+    return { tenant_uuid: c.tenant_uuid, profile_uuid: c.profile_uuid, role_code: c.role_code, reason: c.reason, assigned_by_profile_uuid: c.principal.profile_uuid };
+  }
+}
+
+export class CreateWorkspace {
+  constructor(readonly principal: Principal, readonly name: string) {}
+}
+
+@CommandHandler(CreateWorkspace)
+export class CreateWorkspaceHandler implements ICommandHandler<CreateWorkspace> {
+  constructor(private readonly commands: CommandExecutor) {}
+
+  async execute({ principal, name }: CreateWorkspace): Promise<object> {
+    const workspace_uuid = nextId();
+    const outcome = await this.commands.execute(workspaceStream(workspace_uuid), workspaceDecider, { workspace_uuid, tenant_uuid: principal.tenant_uuid, name, owner_profile_uuid: principal.profile_uuid });
+    return { workspace_id: workspace_uuid, tenant_uuid: principal.tenant_uuid, name, role: 'OWNER', created: outcome.events[0].occurred_at };
+  }
+}
+
+export class SelectActiveWorkspace {
+  constructor(readonly principal: Principal, readonly workspace_id: string) {}
+}
+
+@CommandHandler(SelectActiveWorkspace)
+export class SelectActiveWorkspaceHandler implements ICommandHandler<SelectActiveWorkspace> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly db: ReadModelDatabase,
+  ) {}
+
+  async execute({ principal, workspace_id }: SelectActiveWorkspace): Promise<object> {
+    const rows = await this.db.reader.query(
+      this.db.sql(
+        `SELECT w.workspace_uuid, w.tenant_uuid, w.name, m.role, w.created_at FROM identity_workspaces w
+         JOIN identity_workspace_members m ON m.workspace_uuid = w.workspace_uuid WHERE w.workspace_uuid = ? AND m.profile_uuid = ?`,
+      ),
+      [workspace_id, principal.profile_uuid],
+    );
+    if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such workspace.');
+    await this.commands.execute(accountStream(principal.profile_uuid), accountDecider, { kind: 'SelectActiveWorkspace', workspace_id });
+    const w = rows[0];
+    return { workspace: { workspace_id: w.workspace_uuid, tenant_uuid: w.tenant_uuid, name: w.name, role: w.role, created: w.created_at } };
+  }
+}

@@ -1,0 +1,443 @@
+/**
+ * Identity's command handlers. Each loads, decides and appends through the CommandExecutor; slow or keyed work
+ * (password hashing, TOTP, sealing secrets) happens here and reaches the pure deciders as outcomes. Plaintext
+ * tokens exist only in memory and in the delivery: events and read models hold their SHA-256.
+ */
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { createHash } from 'node:crypto';
+import type { Principal } from '../../../platform/auth/principal';
+import { CommandExecutor } from '../../../platform/command/command-executor';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/platform-config';
+import { nextId } from '../../../platform/context/request-context';
+import { PlatformError, ValidationFailed } from '../../../platform/errors';
+import { accountDecider, type AccountState, type ContactType, type Device } from '../domain/account';
+import { emailClaimDecider, oneUseTokenDecider, sessionDecider, TokenRefused, type TokenKind } from '../domain/access';
+import {
+  accountStream,
+  ACTIVATION_TTL_MS,
+  CONTACT_CHANGE_TTL_MS,
+  emailClaimStream,
+  ENROLLMENT_TTL_SECONDS,
+  GLOBAL_TENANT_UUID,
+  SERVICE_NAME,
+  sessionStream,
+  STEP_UP_TTL_MS,
+  tenantStream,
+  tokenStream,
+} from '../domain/identity.constants';
+import { tenantDecider } from '../domain/access';
+import { DELIVERY_PORT, type DeliveryPort } from '../delivery';
+import { IdentityCrypto, LoginThrottle, StepUpService } from '../identity.services';
+import { passwordPolicyIssues } from '../security/password-policy';
+import { hashToken, maskEmail, maskPhone, newRecoveryCodes, newToken, normalizeRecoveryCode } from '../security/tokens';
+import { matchTotp, newTotpSecret, otpauthUri } from '../security/totp';
+import type { AccountRegistrationRequest } from '../dto/identity.dto';
+
+export const emailKey = (email: string): string => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+const invalidCredentials = (): PlatformError => new PlatformError('UNAUTHENTICATED', 'Invalid email or password.');
+
+// ------------------------------------------------------------------------------------------------------------
+// Registration and activation
+
+export class RegisterAccount {
+  constructor(readonly request: AccountRegistrationRequest, readonly platformRole: 'ADMIN' | null = null) {}
+}
+
+export interface AccountRegistrationReceipt {
+  registration_id: string;
+  client_id: string;
+  tenant_uuid: string;
+  status: 'PENDING_ACTIVATION';
+  activation_delivery: string;
+  activation_expires_at: string;
+}
+
+@CommandHandler(RegisterAccount)
+export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, AccountRegistrationReceipt> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+    @Inject(DELIVERY_PORT) private readonly delivery: DeliveryPort,
+  ) {}
+
+  async execute({ request: r, platformRole }: RegisterAccount): Promise<AccountRegistrationReceipt> {
+    const email = r.email.trim().toLowerCase();
+    const issues = passwordPolicyIssues(r.password, email);
+    if (issues.length > 0) throw new ValidationFailed('The password does not meet the policy.', issues.map((issue) => ({ field: 'password', issue })));
+    const tenant_uuid = r.tenant_uuid ?? GLOBAL_TENANT_UUID;
+    if (tenant_uuid !== GLOBAL_TENANT_UUID) {
+      const { state } = await this.commands.load(tenantStream(tenant_uuid), tenantDecider);
+      if (!state.exists) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    }
+    const password_hash = await this.crypto.passwords.hash(r.password);
+    const expires_at = new Date(Date.now() + ACTIVATION_TTL_MS).toISOString();
+    const fresh = { profile_uuid: nextId(), registration_id: nextId(), client_id: nextId() };
+
+    // The claim is the uniqueness check. A taken address answers the same receipt and delivers nothing, so
+    // registration tells nobody which addresses have accounts.
+    let profile_uuid = fresh.profile_uuid;
+    try {
+      await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid });
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.code !== 'STATE_CONFLICT') throw error;
+      const claim = await this.commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
+      const owner = claim.state.owner!;
+      const existing = await this.commands.load(accountStream(owner), accountDecider);
+      if (existing.state.status !== 'NONE') {
+        return { ...fresh, tenant_uuid, status: 'PENDING_ACTIVATION', activation_delivery: 'email', activation_expires_at: expires_at };
+      }
+      profile_uuid = owner; // an earlier attempt claimed the address and stopped before the account: finish it
+    }
+
+    const token = platformRole === 'ADMIN' ? null : newToken('hcat_');
+    if (token) {
+      await this.commands.execute(tokenStream(hashToken(token)), oneUseTokenDecider, {
+        kind: 'IssueToken',
+        issued: { kind: 'ACTIVATION', purpose: null, profile_uuid, session_id: null, expires_at },
+      });
+    }
+    await this.commands.execute(accountStream(profile_uuid), accountDecider, {
+      kind: 'RegisterAccount',
+      registered: {
+        profile_uuid,
+        registration_id: fresh.registration_id,
+        client_id: fresh.client_id,
+        tenant_uuid,
+        account_type: r.account_type,
+        email,
+        first_name: r.first_name ?? null,
+        middle_name: r.middle_name ?? null,
+        last_name: r.last_name ?? null,
+        company_name: r.company_name ?? null,
+        password_hash,
+        terms_version: r.terms.version,
+        platform_role: platformRole,
+      },
+      activation: token ? { token_hash: hashToken(token), channel: 'email', expires_at } : null,
+    });
+    if (token) await this.delivery.deliver({ to: email, channel: 'email', kind: 'ACCOUNT_ACTIVATION', token, created: new Date().toISOString() });
+    return { registration_id: fresh.registration_id, client_id: fresh.client_id, tenant_uuid, status: 'PENDING_ACTIVATION', activation_delivery: 'email', activation_expires_at: expires_at };
+  }
+}
+
+export class ActivateAccount {
+  constructor(readonly token: string) {}
+}
+
+@CommandHandler(ActivateAccount)
+export class ActivateAccountHandler implements ICommandHandler<ActivateAccount, { registration_id: string; tenant_uuid: string; status: string }> {
+  constructor(private readonly commands: CommandExecutor) {}
+
+  async execute({ token }: ActivateAccount): Promise<{ registration_id: string; tenant_uuid: string; status: string }> {
+    const token_hash = hashToken(token);
+    const profile = await consumeToken(this.commands, token_hash, { kind: 'ACTIVATION' });
+    const outcome = await this.commands.execute(accountStream(profile), accountDecider, { kind: 'ActivateAccount', token_hash });
+    return { registration_id: outcome.state.registration_id, tenant_uuid: outcome.state.tenant_uuid, status: outcome.state.status };
+  }
+}
+
+/** Consumes a one-use token (once, ever) and answers whose it was. */
+async function consumeToken(commands: CommandExecutor, token_hash: string, expect: { kind: TokenKind; purpose?: string; session_id?: string }): Promise<string> {
+  const outcome = await commands.execute(tokenStream(token_hash), oneUseTokenDecider, { kind: 'ConsumeToken', expect });
+  return outcome.state.issued!.profile_uuid;
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Sessions, step-up
+
+export class StartSession {
+  constructor(readonly email: string, readonly password: string, readonly totp_code: string | undefined, readonly device: Device, readonly client_address: string) {}
+}
+
+export interface SessionGrant {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  session_id: string;
+}
+
+/** Password (and TOTP once enrolled) checked against the account, throttled; failures recorded on the account. */
+async function authenticate(
+  commands: CommandExecutor,
+  crypto: IdentityCrypto,
+  throttle: LoginThrottle,
+  input: { email: string; password: string; totp_code?: string; device: Device; client_address: string },
+): Promise<{ state: AccountState; method: string }> {
+  const email = input.email.trim().toLowerCase();
+  const keys = [`account:${email}`, `address:${input.client_address}`];
+  await throttle.assertAllowed(keys);
+  const claim = await commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
+  if (!claim.state.owner) {
+    await crypto.passwords.dummyVerify(input.password); // same work as a real check: no timing oracle
+    await throttle.recordFailure(keys);
+    throw invalidCredentials();
+  }
+  const stream = accountStream(claim.state.owner);
+  const { state } = await commands.load(stream, accountDecider);
+  const password_ok = state.password_hash !== '' && (await crypto.passwords.verify(input.password, state.password_hash));
+  const secret = state.totp.enabled && state.totp.secret_sealed ? crypto.secrets.open(state.totp.secret_sealed, state.profile_uuid) : null;
+  const totp_step = secret && input.totp_code !== undefined ? matchTotp(input.totp_code, secret, Date.now(), state.totp.last_step) : null;
+  const outcome = await commands.execute(stream, accountDecider, {
+    kind: 'AuthenticateLogin',
+    password_ok,
+    totp_supplied: input.totp_code !== undefined,
+    totp_step,
+    device: input.device,
+  });
+  const failed = outcome.events.find((e) => e.type === 'LoginFailed');
+  if (failed) {
+    await throttle.recordFailure(keys);
+    const reason = (failed.data as { reason: string }).reason;
+    if (reason === 'TOTP_REQUIRED') throw new PlatformError('UNAUTHENTICATED', 'An authenticator code is required.', { details: [{ field: 'totp_code', issue: 'required' }] });
+    if (reason === 'BAD_TOTP') throw new PlatformError('UNAUTHENTICATED', 'The authenticator code is not valid.', { details: [{ field: 'totp_code', issue: 'invalid or already used' }] });
+    if (reason === 'NOT_ACTIVE') throw new PlatformError('UNAUTHENTICATED', 'The account is not active.');
+    throw invalidCredentials();
+  }
+  await throttle.recordSuccess([keys[0]]);
+  return { state: outcome.state, method: state.totp.enabled ? 'PASSWORD_TOTP' : 'PASSWORD' };
+}
+
+@CommandHandler(StartSession)
+export class StartSessionHandler implements ICommandHandler<StartSession, SessionGrant> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+    private readonly throttle: LoginThrottle,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  async execute(c: StartSession): Promise<SessionGrant> {
+    const { state, method } = await authenticate(this.commands, this.crypto, this.throttle, c);
+    const session_id = nextId();
+    const access_token = newToken('hcs_');
+    await this.commands.execute(sessionStream(session_id), sessionDecider, {
+      kind: 'StartSession',
+      started: {
+        session_id,
+        profile_uuid: state.profile_uuid,
+        tenant_uuid: state.tenant_uuid,
+        token_hash: hashToken(access_token),
+        authentication_method: method,
+        device: c.device,
+        expires_at: new Date(Date.now() + this.config.sessionTtlSeconds * 1000).toISOString(),
+      },
+    });
+    return { access_token, token_type: 'Bearer', expires_in: this.config.sessionTtlSeconds, session_id };
+  }
+}
+
+export class RevokeSession {
+  constructor(readonly principal: Principal, readonly session_id: string) {}
+}
+
+@CommandHandler(RevokeSession)
+export class RevokeSessionHandler implements ICommandHandler<RevokeSession, { session_id: string; status: 'REVOKED' }> {
+  constructor(private readonly commands: CommandExecutor) {}
+
+  async execute({ principal, session_id }: RevokeSession): Promise<{ session_id: string; status: 'REVOKED' }> {
+    const { state } = await this.commands.load(sessionStream(session_id), sessionDecider);
+    // Another profile's session does not exist for this caller.
+    if (state.status === 'NONE' || state.profile_uuid !== principal.profile_uuid) throw new PlatformError('NOT_FOUND', 'No such session.');
+    await this.commands.execute(sessionStream(session_id), sessionDecider, { kind: 'RevokeSession', reason: session_id === principal.session_id ? 'LOGOUT' : 'REVOKED_BY_USER' });
+    return { session_id, status: 'REVOKED' };
+  }
+}
+
+export class IssueStepUp {
+  constructor(readonly principal: Principal, readonly purpose: string, readonly password: string, readonly totp_code: string | undefined, readonly device: Device, readonly client_address: string) {}
+}
+
+@CommandHandler(IssueStepUp)
+export class IssueStepUpHandler implements ICommandHandler<IssueStepUp, { step_up_token: string; purpose: string; expires_at: string }> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  async execute(c: IssueStepUp): Promise<{ step_up_token: string; purpose: string; expires_at: string }> {
+    const { state: account } = await this.commands.load(accountStream(c.principal.profile_uuid), accountDecider);
+    try {
+      await authenticate(this.commands, this.crypto, this.throttle, { email: account.email, password: c.password, totp_code: c.totp_code, device: c.device, client_address: c.client_address });
+    } catch (error) {
+      if (error instanceof PlatformError && error.code === 'UNAUTHENTICATED') {
+        throw new PlatformError('STEP_UP_REQUIRED', 'Re-authentication failed.', { details: error.details.length ? error.details : [{ field: 'password', issue: 'invalid' }] });
+      }
+      throw error;
+    }
+    const step_up_token = newToken('hcsu_');
+    const expires_at = new Date(Date.now() + STEP_UP_TTL_MS).toISOString();
+    await this.commands.execute(tokenStream(hashToken(step_up_token)), oneUseTokenDecider, {
+      kind: 'IssueToken',
+      issued: { kind: 'STEP_UP', purpose: c.purpose, profile_uuid: c.principal.profile_uuid, session_id: c.principal.session_id, expires_at },
+    });
+    return { step_up_token, purpose: c.purpose, expires_at };
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Authenticator (TOTP)
+
+export class StartAuthenticatorEnrollment {
+  constructor(readonly principal: Principal, readonly issuer: string | undefined, readonly label: string | undefined) {}
+}
+
+@CommandHandler(StartAuthenticatorEnrollment)
+export class StartAuthenticatorEnrollmentHandler implements ICommandHandler<StartAuthenticatorEnrollment> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+  ) {}
+
+  async execute({ principal, issuer, label }: StartAuthenticatorEnrollment): Promise<object> {
+    const secret = newTotpSecret();
+    const enrollment_id = nextId();
+    const finalIssuer = issuer ?? SERVICE_NAME;
+    const finalLabel = label ?? SERVICE_NAME;
+    await this.commands.execute(accountStream(principal.profile_uuid), accountDecider, {
+      kind: 'StartEnrollment',
+      enrollment_id,
+      session_id: principal.session_id,
+      secret_sealed: this.crypto.secrets.seal(secret, principal.profile_uuid),
+      issuer: finalIssuer,
+      label: finalLabel,
+    });
+    return { enrollment_id, secret, otpauth_uri: otpauthUri(secret, finalLabel, finalIssuer), label: finalLabel, expires_in: ENROLLMENT_TTL_SECONDS };
+  }
+}
+
+export class ConfirmAuthenticatorEnrollment {
+  constructor(readonly principal: Principal, readonly enrollment_id: string, readonly code: string) {}
+}
+
+@CommandHandler(ConfirmAuthenticatorEnrollment)
+export class ConfirmAuthenticatorEnrollmentHandler implements ICommandHandler<ConfirmAuthenticatorEnrollment> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+  ) {}
+
+  async execute({ principal, enrollment_id, code }: ConfirmAuthenticatorEnrollment): Promise<object> {
+    const stream = accountStream(principal.profile_uuid);
+    const { state } = await this.commands.load(stream, accountDecider);
+    const pending = state.enrollment;
+    const secret = pending && pending.enrollment_id === enrollment_id ? this.crypto.secrets.open(pending.secret_sealed, principal.profile_uuid) : null;
+    const totp_step = secret ? matchTotp(code, secret, Date.now(), state.totp.last_step) : null;
+    const recovery_codes = newRecoveryCodes(10);
+    await this.commands.execute(stream, accountDecider, {
+      kind: 'ConfirmEnrollment',
+      enrollment_id,
+      session_id: principal.session_id,
+      totp_step,
+      recovery_code_hashes: recovery_codes.map((r) => hashToken(normalizeRecoveryCode(r)!)),
+    });
+    return {
+      status: 'ENABLED',
+      recovery_codes,
+      warning: 'Store these ten recovery codes now: they are shown once, and each works once.',
+    };
+  }
+}
+
+export class DisableAuthenticator {
+  constructor(readonly principal: Principal, readonly recovery_code: string | undefined, readonly step_up_token: string | undefined) {}
+}
+
+@CommandHandler(DisableAuthenticator)
+export class DisableAuthenticatorHandler implements ICommandHandler<DisableAuthenticator, { status: string; sessions_revoked: boolean }> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly stepUp: StepUpService,
+  ) {}
+
+  async execute({ principal, recovery_code, step_up_token }: DisableAuthenticator): Promise<{ status: string; sessions_revoked: boolean }> {
+    if ((recovery_code === undefined) === (step_up_token === undefined)) {
+      throw new ValidationFailed('Supply exactly one of recovery_code and step_up_token.', [
+        { field: recovery_code === undefined ? 'recovery_code' : 'step_up_token', issue: 'exactly one authorization method is required' },
+      ]);
+    }
+    const stream = accountStream(principal.profile_uuid);
+    if (step_up_token !== undefined) {
+      await this.stepUp.consume(step_up_token, 'AUTHENTICATOR_DISABLE', principal);
+      await this.commands.execute(stream, accountDecider, { kind: 'DisableAuthenticator', method: 'STEP_UP', session_id: principal.session_id });
+    } else {
+      const normalized = normalizeRecoveryCode(recovery_code!);
+      await this.commands.execute(stream, accountDecider, {
+        kind: 'DisableAuthenticator',
+        method: 'RECOVERY_CODE',
+        session_id: principal.session_id,
+        recovery_code_hash: normalized ? hashToken(normalized) : 'invalid',
+      });
+    }
+    return { status: 'DISABLED', sessions_revoked: true };
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Contact change
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+const EMAIL = /^[^\s@<>(),;:"[\]\\]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}$/;
+
+export class RequestContactChange {
+  constructor(readonly principal: Principal, readonly contact_type: ContactType, readonly value: string) {}
+}
+
+@CommandHandler(RequestContactChange)
+export class RequestContactChangeHandler implements ICommandHandler<RequestContactChange> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    @Inject(DELIVERY_PORT) private readonly delivery: DeliveryPort,
+  ) {}
+
+  async execute({ principal, contact_type, value }: RequestContactChange): Promise<object> {
+    const target = contact_type === 'email' ? value.trim().toLowerCase() : value.trim();
+    if (!(contact_type === 'email' ? EMAIL : E164).test(target)) {
+      throw new ValidationFailed('The new contact is malformed.', [{ field: 'value', issue: contact_type === 'email' ? 'must be an email address' : 'must be an E.164 phone number such as +491511234567' }]);
+    }
+    if (contact_type === 'email') {
+      const claim = await this.commands.load(emailClaimStream(emailKey(target)), emailClaimDecider);
+      if (claim.state.owner && claim.state.owner !== principal.profile_uuid) throw new PlatformError('STATE_CONFLICT', 'This address cannot be used.');
+    }
+    const token = newToken('hcct_');
+    const token_hash = hashToken(token);
+    const expires_at = new Date(Date.now() + CONTACT_CHANGE_TTL_MS).toISOString();
+    const target_hint = contact_type === 'email' ? maskEmail(target) : maskPhone(target);
+    await this.commands.execute(tokenStream(token_hash), oneUseTokenDecider, {
+      kind: 'IssueToken',
+      issued: { kind: 'CONTACT_CHANGE', purpose: contact_type, profile_uuid: principal.profile_uuid, session_id: null, expires_at },
+    });
+    await this.commands.execute(accountStream(principal.profile_uuid), accountDecider, { kind: 'RequestContactChange', contact_type, target, target_hint, token_hash, expires_at });
+    const channel = contact_type === 'email' ? 'email' : 'sms';
+    await this.delivery.deliver({ to: target, channel, kind: 'CONTACT_CHANGE', token, created: new Date().toISOString() });
+    return { status: 'PENDING_CONFIRMATION', contact_type, target_hint, delivery_channel: channel, expires_at, profile_uuid: principal.profile_uuid, request_id: token_hash.slice(0, 32), sessions_revoked: false };
+  }
+}
+
+export class ConfirmContactChange {
+  constructor(readonly token: string) {}
+}
+
+@CommandHandler(ConfirmContactChange)
+export class ConfirmContactChangeHandler implements ICommandHandler<ConfirmContactChange> {
+  constructor(private readonly commands: CommandExecutor) {}
+
+  async execute({ token }: ConfirmContactChange): Promise<object> {
+    const token_hash = hashToken(token);
+    const profile = await consumeToken(this.commands, token_hash, { kind: 'CONTACT_CHANGE' });
+    const stream = accountStream(profile);
+    const before = await this.commands.load(stream, accountDecider);
+    const pending = before.state.contact_change;
+    if (pending?.contact_type === 'email') {
+      await this.commands.execute(emailClaimStream(emailKey(pending.target)), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid: profile });
+    }
+    await this.commands.execute(stream, accountDecider, { kind: 'ConfirmContactChange', token_hash });
+    if (pending?.contact_type === 'email') {
+      await this.commands.execute(emailClaimStream(emailKey(before.state.email)), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: profile });
+    }
+    return { status: 'CONFIRMED', contact_type: pending?.contact_type, target_hint: pending?.target_hint, profile_uuid: profile, request_id: token_hash.slice(0, 32), sessions_revoked: true };
+  }
+}
+
+export { TokenRefused };

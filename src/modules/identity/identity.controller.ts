@@ -1,0 +1,206 @@
+/** Identity over HTTP: PLATFORM.md sections 5 and 6 (registration, activation, sessions, TOTP, step-up, contact, closure, tenancy). */
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { CurrentPrincipal, PRINCIPAL_RESOLVER, type Principal, type PrincipalResolver } from '../../platform/auth/principal';
+import { PlatformError } from '../../platform/errors';
+import { PageQuery, pageLimit } from '../../platform/http/pagination';
+import { Public } from '../../platform/http/public.decorator';
+import { Inject } from '@nestjs/common';
+import {
+  ActivateAccount,
+  ConfirmAuthenticatorEnrollment,
+  ConfirmContactChange,
+  DisableAuthenticator,
+  IssueStepUp,
+  RegisterAccount,
+  RequestContactChange,
+  RevokeSession,
+  StartAuthenticatorEnrollment,
+  StartSession,
+} from './commands/identity.commands';
+import { AssignTenantAuthority, CancelAccountClosure, closureView, CreateTenant, CreateWorkspace, RequestAccountClosure, SelectActiveWorkspace } from './commands/account-lifecycle.commands';
+import {
+  AccountActivationRequest,
+  AccountClosureCancellationRequest,
+  AccountClosureRequest,
+  AccountRegistrationRequest,
+  ActiveWorkspaceRequest,
+  AssignTenantAuthorityRequest,
+  AuthenticatorConfirmationRequest,
+  AuthenticatorDisableRequest,
+  AuthenticatorEnrollmentRequest,
+  ContactChangeConfirmation,
+  ContactChangeRequest,
+  CreateTenantRequest,
+  CreateWorkspaceRequest,
+  Hex32Param,
+  LoginRequest,
+  StepUpRequest,
+  TenantParam,
+  VerifyTokenRequest,
+} from './dto/identity.dto';
+import { GetAccount, GetActiveWorkspace, ListAuthenticationEvents, ListTenantAuthorities, ListWorkspaces } from './queries/identity.queries';
+import { CommandExecutor } from '../../platform/command/command-executor';
+import { accountDecider } from './domain/account';
+import { accountStream } from './domain/identity.constants';
+import { deviceFromUserAgent } from './security/user-agent';
+import { AUTHENTICATION_PROFILES } from './identity.profiles';
+
+const device = (req: FastifyRequest) => deviceFromUserAgent(req.headers['user-agent']);
+
+@ApiTags('identity')
+@ApiBearerAuth()
+@Controller('api/v1')
+export class IdentityController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    private readonly commands: CommandExecutor,
+    @Inject(PRINCIPAL_RESOLVER) private readonly principals: PrincipalResolver,
+  ) {}
+
+  // --- registration and activation ---------------------------------------------------------------------------
+  @Public()
+  @Post('identity/registrations')
+  register(@Body() body: AccountRegistrationRequest): Promise<object> {
+    return this.commandBus.execute(new RegisterAccount(body));
+  }
+
+  @Public()
+  @Post('identity/activations')
+  @HttpCode(200)
+  activate(@Body() body: AccountActivationRequest): Promise<object> {
+    return this.commandBus.execute(new ActivateAccount(body.token));
+  }
+
+  // --- sessions -------------------------------------------------------------------------------------------------
+  @Public()
+  @Post('auth/sessions')
+  login(@Body() body: LoginRequest, @Req() req: FastifyRequest): Promise<object> {
+    return this.commandBus.execute(new StartSession(body.email, body.password, body.totp_code, device(req), req.ip));
+  }
+
+  @Delete('auth/sessions/:id')
+  revoke(@Param() params: Hex32Param, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new RevokeSession(principal, params.id));
+  }
+
+  @Public()
+  @Post('auth/verify')
+  @HttpCode(200)
+  async verify(@Body() body: VerifyTokenRequest): Promise<object> {
+    if (!(await this.principals.resolve(body.hashed_token))) throw new PlatformError('UNAUTHENTICATED', 'Credentials are not valid.');
+    return { message: 'Credentials are valid.', success: true };
+  }
+
+  @Get('auth/events')
+  events(@Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListAuthenticationEvents(principal, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
+  }
+
+  @Post('auth/step-up')
+  stepUp(@Body() body: StepUpRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
+    return this.commandBus.execute(new IssueStepUp(principal, body.purpose, body.password, body.totp_code, device(req), req.ip));
+  }
+
+  @Public()
+  @Get('auth/profiles')
+  profiles(): object {
+    return AUTHENTICATION_PROFILES;
+  }
+
+  // --- authenticator ----------------------------------------------------------------------------------------------
+  @Post('identity/authenticator/enrollments')
+  enroll(@Body() body: AuthenticatorEnrollmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new StartAuthenticatorEnrollment(principal, body.issuer, body.label));
+  }
+
+  @Post('identity/authenticator/enrollments/:id/confirm')
+  @HttpCode(200)
+  confirmEnrollment(@Param() params: Hex32Param, @Body() body: AuthenticatorConfirmationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new ConfirmAuthenticatorEnrollment(principal, params.id, body.code));
+  }
+
+  @Post('identity/authenticator/disable')
+  @HttpCode(200)
+  disableAuthenticator(@Body() body: AuthenticatorDisableRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new DisableAuthenticator(principal, body.recovery_code, body.step_up_token));
+  }
+
+  // --- contact ------------------------------------------------------------------------------------------------------
+  @Get('identity/contact')
+  async contact(@CurrentPrincipal() principal: Principal): Promise<object> {
+    const a = await this.queryBus.execute(new GetAccount(principal.profile_uuid));
+    return { profile_uuid: a.profile_uuid, email: a.email, email_verified: a.email_verified === 1, phone: a.phone, phone_verified: a.phone_verified === 1 };
+  }
+
+  @Post('identity/contact-changes')
+  requestContactChange(@Body() body: ContactChangeRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new RequestContactChange(principal, body.contact_type, body.value));
+  }
+
+  @Public()
+  @Post('identity/contact-changes/confirm')
+  @HttpCode(200)
+  confirmContactChange(@Body() body: ContactChangeConfirmation): Promise<object> {
+    return this.commandBus.execute(new ConfirmContactChange(body.token));
+  }
+
+  // --- closure -------------------------------------------------------------------------------------------------------
+  @Post('identity/closure')
+  @HttpCode(202)
+  requestClosure(@Body() body: AccountClosureRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new RequestAccountClosure(principal, body.current_password, body.reason_code, body.step_up_token));
+  }
+
+  @Get('identity/closure')
+  async closure(@CurrentPrincipal() principal: Principal): Promise<object> {
+    const { state, version } = await this.commands.load(accountStream(principal.profile_uuid), accountDecider);
+    return closureView(state, version);
+  }
+
+  @Post('identity/closure/cancel')
+  @HttpCode(200)
+  cancelClosure(@Body() body: AccountClosureCancellationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new CancelAccountClosure(principal, body.step_up_token));
+  }
+
+  // --- tenants and workspaces -------------------------------------------------------------------------------------
+  @Post('tenants')
+  createTenant(@Body() body: CreateTenantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new CreateTenant(principal, body.name));
+  }
+
+  @Post('tenants/:tenant_uuid/authorities')
+  assignAuthority(@Param() params: TenantParam, @Body() body: AssignTenantAuthorityRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new AssignTenantAuthority(principal, params.tenant_uuid, body.profile_uuid, body.role_code, body.reason));
+  }
+
+  @Get('tenants/:tenant_uuid/authorities')
+  authorities(@Param() params: TenantParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListTenantAuthorities(principal, params.tenant_uuid));
+  }
+
+  @Post('workspaces')
+  createWorkspace(@Body() body: CreateWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new CreateWorkspace(principal, body.name));
+  }
+
+  @Get('workspaces')
+  workspaces(@CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListWorkspaces(principal));
+  }
+
+  @Post('workspaces/active')
+  @HttpCode(200)
+  selectWorkspace(@Body() body: ActiveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new SelectActiveWorkspace(principal, body.workspace_id));
+  }
+
+  @Get('workspaces/active')
+  activeWorkspace(@CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetActiveWorkspace(principal));
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The identity module: accounts, sessions, authenticator, step-up, contact, closure, tenants and workspaces. It
+ * provides the platform's PrincipalResolver (the global auth guard) and StepUpVerifier (other modules' step-ups).
+ */
+import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Logger } from 'nestjs-pino';
+import { PRINCIPAL_RESOLVER, STEP_UP_VERIFIER } from '../../platform/auth/principal';
+import { CommandExecutor } from '../../platform/command/command-executor';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { accountDecider } from './domain/account';
+import { emailClaimDecider, tenantDecider } from './domain/access';
+import { accountStream, emailClaimStream, GLOBAL_TENANT_UUID, tenantStream } from './domain/identity.constants';
+import { deliveryPortProvider } from './delivery';
+import { AssignTenantAuthorityHandler, CancelAccountClosureHandler, CompleteDueClosure, CompleteDueClosureHandler, CreateTenantHandler, CreateWorkspaceHandler, RequestAccountClosureHandler, SelectActiveWorkspaceHandler } from './commands/account-lifecycle.commands';
+import {
+  ActivateAccountHandler,
+  ConfirmAuthenticatorEnrollmentHandler,
+  ConfirmContactChangeHandler,
+  DisableAuthenticatorHandler,
+  emailKey,
+  IssueStepUpHandler,
+  RegisterAccount,
+  RegisterAccountHandler,
+  RequestContactChangeHandler,
+  RevokeSessionHandler,
+  StartAuthenticatorEnrollmentHandler,
+  StartSessionHandler,
+} from './commands/identity.commands';
+import { IdentityController } from './identity.controller';
+import { IdentityCrypto, LoginThrottle, SessionPrincipalResolver, StepUpService } from './identity.services';
+import {
+  GetAccountHandler,
+  GetActiveWorkspaceHandler,
+  ListAuthenticationEventsHandler,
+  ListDueClosures,
+  ListDueClosuresHandler,
+  ListTenantAuthoritiesHandler,
+  ListWorkspacesHandler,
+} from './queries/identity.queries';
+
+@Module({
+  controllers: [IdentityController],
+  providers: [
+    IdentityCrypto,
+    LoginThrottle,
+    SessionPrincipalResolver,
+    StepUpService,
+    deliveryPortProvider,
+    { provide: PRINCIPAL_RESOLVER, useExisting: SessionPrincipalResolver },
+    { provide: STEP_UP_VERIFIER, useExisting: StepUpService },
+    RegisterAccountHandler,
+    ActivateAccountHandler,
+    StartSessionHandler,
+    RevokeSessionHandler,
+    IssueStepUpHandler,
+    StartAuthenticatorEnrollmentHandler,
+    ConfirmAuthenticatorEnrollmentHandler,
+    DisableAuthenticatorHandler,
+    RequestContactChangeHandler,
+    ConfirmContactChangeHandler,
+    RequestAccountClosureHandler,
+    CancelAccountClosureHandler,
+    CompleteDueClosureHandler,
+    CreateTenantHandler,
+    AssignTenantAuthorityHandler,
+    CreateWorkspaceHandler,
+    SelectActiveWorkspaceHandler,
+    ListAuthenticationEventsHandler,
+    GetAccountHandler,
+    ListWorkspacesHandler,
+    GetActiveWorkspaceHandler,
+    ListTenantAuthoritiesHandler,
+    ListDueClosuresHandler,
+  ],
+  exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER],
+})
+export class IdentityModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private sweepTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    private readonly commands: CommandExecutor,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.bootstrapAdmin();
+    this.sweepTimer = setInterval(() => void this.completeDueClosures().catch((err) => this.logger.error({ err }, 'closure sweep failed')), this.config.closureSweepIntervalMs);
+    this.sweepTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+  }
+
+  /** The scheduled job: completes every closure whose grace period has passed. Returns how many it completed. */
+  async completeDueClosures(now = new Date()): Promise<number> {
+    const due: string[] = await this.queryBus.execute(new ListDueClosures(now.toISOString()));
+    let completed = 0;
+    for (const profile of due) if (await this.commandBus.execute(new CompleteDueClosure(profile))) completed++;
+    return completed;
+  }
+
+  /** The platform admin of ADMIN_EMAIL/ADMIN_PASSWORD, created active on first start with the global tenant. */
+  private async bootstrapAdmin(): Promise<void> {
+    const { adminEmail, adminPassword } = this.config;
+    if (!adminEmail || !adminPassword) return;
+    const email = adminEmail.trim().toLowerCase();
+    const claim = await this.commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
+    let owner = claim.state.owner;
+    const account = owner ? await this.commands.load(accountStream(owner), accountDecider) : null;
+    if (!owner || account?.state.status === 'NONE') {
+      await this.commandBus.execute(
+        new RegisterAccount(
+          { account_type: 'personal', email, first_name: 'Platform', last_name: 'Administrator', password: adminPassword, terms: { version: 'bootstrap', accepted: true } },
+          'ADMIN',
+        ),
+      );
+      owner = (await this.commands.load(emailClaimStream(emailKey(email)), emailClaimDecider)).state.owner;
+      this.logger.log({ admin: email }, 'platform admin bootstrapped');
+    }
+    const global = await this.commands.load(tenantStream(GLOBAL_TENANT_UUID), tenantDecider);
+    if (!global.state.exists && owner) {
+      await this.commands.execute(tenantStream(GLOBAL_TENANT_UUID), tenantDecider, { kind: 'CreateTenant', tenant_uuid: GLOBAL_TENANT_UUID, name: 'Global', owner_profile_uuid: owner });
+    }
+  }
+}

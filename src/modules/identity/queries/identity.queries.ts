@@ -1,0 +1,151 @@
+/** Identity's reads: from read models only (the guard's session lookup lives in identity.services.ts). */
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import type { Principal } from '../../../platform/auth/principal';
+import { PlatformError } from '../../../platform/errors';
+import { decodeCursor, encodeCursor } from '../../../platform/http/pagination';
+import { ReadModelDatabase } from '../../../platform/read-model/read-model.datasource';
+import type { AccountRow } from '../../../../projections/identity-accounts/identity-accounts.read-model';
+import type { AuthEventRow } from '../../../../projections/identity-auth-events/identity-auth-events.read-model';
+
+export class ListAuthenticationEvents {
+  constructor(readonly principal: Principal, readonly limit: number, readonly cursor: string | undefined) {}
+}
+
+interface EventWithSession extends AuthEventRow {
+  session_status: string | null;
+  revoked_at: string | null;
+  s_device_name: string | null;
+  s_device_platform: string | null;
+}
+
+@QueryHandler(ListAuthenticationEvents)
+export class ListAuthenticationEventsHandler implements IQueryHandler<ListAuthenticationEvents> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, limit, cursor }: ListAuthenticationEvents): Promise<object> {
+    const after = cursor ? String(decodeCursor(cursor, 1)[0]) : null;
+    if (after !== null && !/^\d{20}$/.test(after)) decodeCursor('!', 1);
+    const rows: EventWithSession[] = await this.db.reader.query(
+      this.db.sql(
+        `SELECT e.*, s.status AS session_status, s.revoked_at AS revoked_at, s.device_name AS s_device_name, s.device_platform AS s_device_platform
+         FROM identity_auth_events e LEFT JOIN identity_sessions s ON s.session_id = e.session_id
+         WHERE e.profile_uuid = ? ${after ? 'AND e.position < ?' : ''} ORDER BY e.position DESC LIMIT ?`,
+      ),
+      after ? [principal.profile_uuid, after, limit + 1] : [principal.profile_uuid, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const items = page.map((r) => ({
+      event_id: r.event_id,
+      event_type: r.event_type,
+      outcome: r.outcome,
+      authentication_method: r.authentication_method,
+      device: { name: r.device_name ?? r.s_device_name ?? 'Unknown client', platform: r.device_platform ?? r.s_device_platform ?? 'Unknown platform' },
+      session_status: r.session_status ?? 'NONE',
+      current_session: r.session_id !== null && r.session_id === principal.session_id,
+      last_seen_at: null,
+      occurred_at: r.occurred_at,
+      revoked_at: r.revoked_at ?? null,
+    }));
+    return { items, ...(rows.length > limit ? { next_cursor: encodeCursor([page[page.length - 1].position]) } : {}) };
+  }
+}
+
+export class GetAccount {
+  constructor(readonly profile_uuid: string) {}
+}
+
+@QueryHandler(GetAccount)
+export class GetAccountHandler implements IQueryHandler<GetAccount, AccountRow> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ profile_uuid }: GetAccount): Promise<AccountRow> {
+    const rows: AccountRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM identity_accounts WHERE profile_uuid = ?'), [profile_uuid]);
+    if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such account.');
+    return rows[0];
+  }
+}
+
+export class ListWorkspaces {
+  constructor(readonly principal: Principal) {}
+}
+
+export interface WorkspaceView {
+  workspace_id: string;
+  tenant_uuid: string;
+  name: string;
+  role: string;
+  created: string;
+}
+
+const WORKSPACES_OF = `SELECT w.workspace_uuid, w.tenant_uuid, w.name, m.role, w.created_at FROM identity_workspaces w
+  JOIN identity_workspace_members m ON m.workspace_uuid = w.workspace_uuid WHERE m.profile_uuid = ?`;
+const toWorkspace = (w: { workspace_uuid: string; tenant_uuid: string; name: string; role: string; created_at: string }): WorkspaceView => ({
+  workspace_id: w.workspace_uuid,
+  tenant_uuid: w.tenant_uuid,
+  name: w.name,
+  role: w.role,
+  created: w.created_at,
+});
+
+@QueryHandler(ListWorkspaces)
+export class ListWorkspacesHandler implements IQueryHandler<ListWorkspaces> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal }: ListWorkspaces): Promise<{ items: WorkspaceView[] }> {
+    const rows = await this.db.reader.query(this.db.sql(`${WORKSPACES_OF} ORDER BY w.created_at DESC, w.workspace_uuid DESC`), [principal.profile_uuid]);
+    return { items: rows.map(toWorkspace) };
+  }
+}
+
+export class GetActiveWorkspace {
+  constructor(readonly principal: Principal) {}
+}
+
+@QueryHandler(GetActiveWorkspace)
+export class GetActiveWorkspaceHandler implements IQueryHandler<GetActiveWorkspace> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal }: GetActiveWorkspace): Promise<{ workspace: WorkspaceView | null }> {
+    const rows = await this.db.reader.query(
+      this.db.sql(`${WORKSPACES_OF} AND w.workspace_uuid = (SELECT active_workspace_id FROM identity_accounts WHERE profile_uuid = ?)`),
+      [principal.profile_uuid, principal.profile_uuid],
+    );
+    return { workspace: rows.length ? toWorkspace(rows[0]) : null };
+  }
+}
+
+export class ListTenantAuthorities {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string) {}
+}
+
+@QueryHandler(ListTenantAuthorities)
+export class ListTenantAuthoritiesHandler implements IQueryHandler<ListTenantAuthorities> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, tenant_uuid }: ListTenantAuthorities): Promise<object> {
+    const rows: Array<{ profile_uuid: string; role_code: string; assigned_at: string; reason: string | null }> = await this.db.reader.query(
+      this.db.sql('SELECT profile_uuid, role_code, assigned_at, reason FROM identity_tenant_authorities WHERE tenant_uuid = ? ORDER BY assigned_at, profile_uuid'),
+      [tenant_uuid],
+    );
+    // Only people with a role in the tenant (or platform admins) see it; to everyone else it does not exist.
+    if (principal.platform_role !== 'ADMIN' && !rows.some((r) => r.profile_uuid === principal.profile_uuid)) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    return { tenant_uuid, items: rows };
+  }
+}
+
+export class ListDueClosures {
+  constructor(readonly now: string) {}
+}
+
+@QueryHandler(ListDueClosures)
+export class ListDueClosuresHandler implements IQueryHandler<ListDueClosures, string[]> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ now }: ListDueClosures): Promise<string[]> {
+    const rows: Array<{ profile_uuid: string }> = await this.db.reader.query(
+      this.db.sql(`SELECT profile_uuid FROM identity_accounts WHERE closure_status = 'SCHEDULED' AND closure_scheduled_for <= ? ORDER BY closure_scheduled_for LIMIT 500`),
+      [now],
+    );
+    return rows.map((r) => r.profile_uuid);
+  }
+}
