@@ -1,0 +1,137 @@
+/** Identity's pure rules, given/when/then: events in, a command, events (or a refusal) out. */
+import { accountDecider, type AccountCommand, type AccountEvent } from '../../src/modules/identity/domain/account';
+import { emailClaimDecider, oneUseTokenDecider, TokenRefused, tenantDecider, sessionDecider, type OneUseTokenEvent, type TenantEvent } from '../../src/modules/identity/domain/access';
+import { fold } from '../../src/platform/command/decider';
+import { PlatformError, RuleViolation, StateConflict } from '../../src/platform/errors';
+
+const now = new Date('2026-11-22T10:00:00.000Z');
+const ctx = { now, newId: () => 'f'.repeat(32) };
+const device = { name: 'Firefox 120', platform: 'Linux' };
+
+const given = (events: AccountEvent[]) => ({ when: (c: AccountCommand) => () => accountDecider.decide(c, fold(accountDecider, events), ctx) });
+
+const registered: AccountEvent = {
+  type: 'AccountRegistered',
+  data: {
+    profile_uuid: 'p1', registration_id: 'r1', client_id: 'c1', tenant_uuid: '0'.repeat(32), account_type: 'personal', email: 'ada@example.com',
+    first_name: 'Ada', middle_name: null, last_name: 'Lovelace', company_name: null, password_hash: 'scrypt$…', terms_version: '1', platform_role: null,
+  },
+};
+const issued: AccountEvent = { type: 'ActivationIssued', data: { token_hash: 'h1', channel: 'email', expires_at: '2026-11-23T10:00:00.000Z' } };
+const activated: AccountEvent = { type: 'AccountActivated', data: { activated_at: now.toISOString() } };
+const enrolled: AccountEvent[] = [
+  { type: 'AuthenticatorEnrollmentStarted', data: { enrollment_id: 'e1', session_id: 's1', secret_sealed: 'v1.x', issuer: 'P', label: 'P', expires_at: '2026-11-22T10:10:00.000Z' } },
+  { type: 'AuthenticatorEnrolled', data: { enrollment_id: 'e1', session_id: 's1', recovery_code_hashes: ['rc1', 'rc2'] } },
+  { type: 'TotpCodeAccepted', data: { step: 100 } },
+];
+
+describe('account: activation', () => {
+  it('activates with the issued token before it expires, once', () => {
+    expect(given([registered, issued]).when({ kind: 'ActivateAccount', token_hash: 'h1' })()).toEqual([{ type: 'AccountActivated', data: { activated_at: now.toISOString() } }]);
+    expect(given([registered, issued, activated]).when({ kind: 'ActivateAccount', token_hash: 'h1' })).toThrow(RuleViolation);
+    expect(given([registered, issued]).when({ kind: 'ActivateAccount', token_hash: 'other' })).toThrow(RuleViolation);
+    const expired: AccountEvent = { type: 'ActivationIssued', data: { token_hash: 'h1', channel: 'email', expires_at: '2026-11-22T09:59:59.000Z' } };
+    expect(given([registered, expired]).when({ kind: 'ActivateAccount', token_hash: 'h1' })).toThrow(/expired/);
+  });
+});
+
+describe('account: login', () => {
+  const login = (over: Partial<Extract<AccountCommand, { kind: 'AuthenticateLogin' }>> = {}): AccountCommand => ({ kind: 'AuthenticateLogin', password_ok: true, totp_supplied: false, totp_step: null, device, ...over });
+  it('records a failure for a wrong password or an inactive account, nothing for a plain success', () => {
+    expect(given([registered, issued, activated]).when(login())()).toEqual([]);
+    expect(given([registered, issued, activated]).when(login({ password_ok: false }))()).toMatchObject([{ type: 'LoginFailed', data: { reason: 'BAD_PASSWORD' } }]);
+    expect(given([registered, issued]).when(login())()).toMatchObject([{ type: 'LoginFailed', data: { reason: 'NOT_ACTIVE' } }]);
+  });
+  it('once enrolled, needs a TOTP code of a newer step than the last accepted one (no replay)', () => {
+    const history = [registered, issued, activated, ...enrolled];
+    expect(given(history).when(login())()).toMatchObject([{ type: 'LoginFailed', data: { reason: 'TOTP_REQUIRED' } }]);
+    expect(given(history).when(login({ totp_supplied: true, totp_step: 100 }))()).toMatchObject([{ type: 'LoginFailed', data: { reason: 'BAD_TOTP' } }]);
+    expect(given(history).when(login({ totp_supplied: true, totp_step: null }))()).toMatchObject([{ type: 'LoginFailed', data: { reason: 'BAD_TOTP' } }]);
+    expect(given(history).when(login({ totp_supplied: true, totp_step: 101 }))()).toEqual([{ type: 'TotpCodeAccepted', data: { step: 101 } }]);
+  });
+});
+
+describe('account: authenticator', () => {
+  const active = [registered, issued, activated];
+  it('confirms only the session-bound, unexpired enrollment with a valid code', () => {
+    const started = [...active, enrolled[0]];
+    const confirm = (over: Partial<Extract<AccountCommand, { kind: 'ConfirmEnrollment' }>> = {}): AccountCommand => ({ kind: 'ConfirmEnrollment', enrollment_id: 'e1', session_id: 's1', totp_step: 7, recovery_code_hashes: ['a'], ...over });
+    expect(given(started).when(confirm())()).toMatchObject([{ type: 'AuthenticatorEnrolled' }, { type: 'TotpCodeAccepted', data: { step: 7 } }]);
+    expect(given(started).when(confirm({ session_id: 's2' }))).toThrow(PlatformError);
+    expect(given(started).when(confirm({ totp_step: null }))).toThrow(RuleViolation);
+    expect(() => accountDecider.decide(confirm(), fold(accountDecider, started), { ...ctx, now: new Date('2026-11-22T10:10:01.000Z') })).toThrow(/expired/);
+  });
+  it('disables with an unused recovery code and revokes every session', () => {
+    const history = [...active, ...enrolled];
+    expect(given(history).when({ kind: 'DisableAuthenticator', method: 'RECOVERY_CODE', session_id: 's1', recovery_code_hash: 'rc2' })()).toMatchObject([
+      { type: 'RecoveryCodeUsed', data: { code_hash: 'rc2' } },
+      { type: 'AuthenticatorDisabled', data: { method: 'RECOVERY_CODE' } },
+      { type: 'SessionsRevoked', data: { reason: 'AUTHENTICATOR_DISABLED' } },
+    ]);
+    const used: AccountEvent = { type: 'RecoveryCodeUsed', data: { code_hash: 'rc2' } };
+    expect(given([...history, used]).when({ kind: 'DisableAuthenticator', method: 'RECOVERY_CODE', session_id: 's1', recovery_code_hash: 'rc2' })).toThrow(RuleViolation);
+    expect(given(active).when({ kind: 'DisableAuthenticator', method: 'STEP_UP', session_id: 's1' })).toThrow(StateConflict);
+  });
+});
+
+describe('account: closure', () => {
+  const active = [registered, issued, activated];
+  it('schedules after the grace period, cancels, and completes only when due', () => {
+    const [requested] = given(active).when({ kind: 'RequestClosure', request_uuid: 'q1', reason_code: 'USER_REQUESTED', grace_ms: 14 * 86400_000 })();
+    expect(requested).toEqual({ type: 'ClosureRequested', data: { request_uuid: 'q1', reason_code: 'USER_REQUESTED', requested_at: now.toISOString(), scheduled_for: '2026-12-06T10:00:00.000Z' } });
+    const scheduled = [...active, requested];
+    expect(given(scheduled).when({ kind: 'RequestClosure', request_uuid: 'q2', reason_code: 'X', grace_ms: 0 })).toThrow(StateConflict);
+    expect(given(scheduled).when({ kind: 'CompleteClosure' })()).toEqual([]);
+    expect(given(scheduled).when({ kind: 'CancelClosure' })()).toMatchObject([{ type: 'ClosureCancelled' }]);
+    const due: AccountEvent = { type: 'ClosureRequested', data: { request_uuid: 'q1', reason_code: 'X', requested_at: '2026-11-01T00:00:00.000Z', scheduled_for: '2026-11-15T00:00:00.000Z' } };
+    expect(given([...active, due]).when({ kind: 'CompleteClosure' })()).toMatchObject([{ type: 'ClosureCompleted' }, { type: 'SessionsRevoked', data: { reason: 'ACCOUNT_CLOSED' } }]);
+    const closed = fold(accountDecider, [...active, due, { type: 'ClosureCompleted', data: { request_uuid: 'q1', completed_at: now.toISOString() } }]);
+    expect(closed.status).toBe('CLOSED');
+    expect(accountDecider.decide({ kind: 'AuthenticateLogin', password_ok: true, totp_supplied: false, totp_step: null, device }, closed, ctx)).toMatchObject([{ type: 'LoginFailed', data: { reason: 'NOT_ACTIVE' } }]);
+  });
+});
+
+describe('one-use tokens', () => {
+  const issuedToken: OneUseTokenEvent = { type: 'OneUseTokenIssued', data: { kind: 'STEP_UP', purpose: 'AUTHENTICATOR_DISABLE', profile_uuid: 'p1', session_id: 's1', expires_at: '2026-11-22T10:05:00.000Z' } };
+  const consume = (events: OneUseTokenEvent[], expect: { kind: 'STEP_UP' | 'ACTIVATION'; purpose?: string; session_id?: string }, at = now) => () =>
+    oneUseTokenDecider.decide({ kind: 'ConsumeToken', expect }, fold(oneUseTokenDecider, events), { ...ctx, now: at });
+  it('is consumed once, for its kind, purpose and session, before it expires', () => {
+    expect(consume([issuedToken], { kind: 'STEP_UP', purpose: 'AUTHENTICATOR_DISABLE', session_id: 's1' })()).toMatchObject([{ type: 'OneUseTokenConsumed' }]);
+    const used: OneUseTokenEvent = { type: 'OneUseTokenConsumed', data: { consumed_at: now.toISOString() } };
+    expect(consume([issuedToken, used], { kind: 'STEP_UP' })).toThrow(TokenRefused);
+    expect(consume([issuedToken], { kind: 'STEP_UP', purpose: 'OTHER' })).toThrow(TokenRefused);
+    expect(consume([issuedToken], { kind: 'STEP_UP', session_id: 's2' })).toThrow(TokenRefused);
+    expect(consume([issuedToken], { kind: 'ACTIVATION' })).toThrow(TokenRefused);
+    expect(consume([issuedToken], { kind: 'STEP_UP' }, new Date('2026-11-22T10:05:00.000Z'))).toThrow(TokenRefused);
+    expect(consume([], { kind: 'STEP_UP' })).toThrow(TokenRefused);
+  });
+});
+
+describe('tenants, sessions, email claims', () => {
+  const created: TenantEvent = { type: 'TenantCreated', data: { tenant_uuid: 't1', name: 'T', owner_profile_uuid: 'owner' } };
+  const assign = (actor: string, events: TenantEvent[], role: 'TENANT_ADMIN' | 'TENANT_MODERATOR' = 'TENANT_ADMIN', profile = 'p2') => () =>
+    tenantDecider.decide({ kind: 'AssignTenantAuthority', tenant_uuid: 't1', actor_profile_uuid: actor, actor_is_platform_admin: false, profile_uuid: profile, role_code: role, reason: 'needs it' }, fold(tenantDecider, events), ctx);
+  it('lets the owner and tenant admins assign, refuses moderators, hides the tenant from outsiders', () => {
+    expect(assign('owner', [created])()).toMatchObject([{ type: 'TenantAuthorityAssigned', data: { profile_uuid: 'p2', role_code: 'TENANT_ADMIN' } }]);
+    const moderator: TenantEvent = { type: 'TenantAuthorityAssigned', data: { tenant_uuid: 't1', profile_uuid: 'mod', role_code: 'TENANT_MODERATOR', reason: 'r', assigned_by_profile_uuid: 'owner' } };
+    const admin: TenantEvent = { type: 'TenantAuthorityAssigned', data: { tenant_uuid: 't1', profile_uuid: 'adm', role_code: 'TENANT_ADMIN', reason: 'r', assigned_by_profile_uuid: 'owner' } };
+    expect(assign('mod', [created, moderator])).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(assign('adm', [created, admin], 'TENANT_MODERATOR', 'p3')()).toHaveLength(1);
+    expect(assign('stranger', [created])).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(assign('owner', [created], 'TENANT_ADMIN', 'owner')).toThrow(RuleViolation);
+  });
+  it('starts a session once and revokes it once', () => {
+    const started = { type: 'SessionStarted' as const, data: { session_id: 's1', profile_uuid: 'p1', tenant_uuid: 't', token_hash: 'h', authentication_method: 'PASSWORD', device, expires_at: '2026-11-23T00:00:00.000Z' } };
+    const state = fold(sessionDecider, [started]);
+    expect(sessionDecider.decide({ kind: 'RevokeSession', reason: 'LOGOUT' }, state, ctx)).toMatchObject([{ type: 'SessionRevoked', data: { session_id: 's1', reason: 'LOGOUT' } }]);
+    const revoked = fold(sessionDecider, [started, { type: 'SessionRevoked', data: { session_id: 's1', profile_uuid: 'p1', reason: 'LOGOUT', revoked_at: now.toISOString() } }]);
+    expect(sessionDecider.decide({ kind: 'RevokeSession', reason: 'LOGOUT' }, revoked, ctx)).toEqual([]);
+  });
+  it('claims an address for one profile until released', () => {
+    const claimed = fold(emailClaimDecider, [{ type: 'EmailClaimed', data: { profile_uuid: 'p1' } }]);
+    expect(() => emailClaimDecider.decide({ kind: 'ClaimEmail', profile_uuid: 'p2' }, claimed, ctx)).toThrow(StateConflict);
+    expect(emailClaimDecider.decide({ kind: 'ClaimEmail', profile_uuid: 'p1' }, claimed, ctx)).toEqual([]);
+    const released = fold(emailClaimDecider, [{ type: 'EmailClaimed', data: { profile_uuid: 'p1' } }, { type: 'EmailReleased', data: { profile_uuid: 'p1' } }]);
+    expect(emailClaimDecider.decide({ kind: 'ClaimEmail', profile_uuid: 'p2' }, released, ctx)).toEqual([{ type: 'EmailClaimed', data: { profile_uuid: 'p2' } }]);
+  });
+});
