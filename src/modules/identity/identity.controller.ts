@@ -46,7 +46,8 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { accountDecider } from './domain/account';
 import { accountStream } from './domain/identity.constants';
 import { deviceFromUserAgent } from './security/user-agent';
-import { AUTHENTICATION_PROFILES } from './identity.profiles';
+import { authenticationProfiles } from './identity.profiles';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 
 const device = (req: FastifyRequest) => deviceFromUserAgent(req.headers['user-agent']);
 
@@ -59,6 +60,7 @@ export class IdentityController {
     private readonly queryBus: QueryBus,
     private readonly commands: CommandExecutor,
     @Inject(PRINCIPAL_RESOLVER) private readonly principals: PrincipalResolver,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
   // --- registration and activation ---------------------------------------------------------------------------
@@ -108,7 +110,7 @@ export class IdentityController {
   @Public()
   @Get('auth/profiles')
   profiles(): object {
-    return AUTHENTICATION_PROFILES;
+    return authenticationProfiles(this.config.sessionTtlSeconds);
   }
 
   // --- authenticator ----------------------------------------------------------------------------------------------

@@ -2,14 +2,14 @@
  * `GET /api/v1/auth/profiles`: how clients authenticate and what conventions they can rely on, each said in a
  * sentence that is true of this platform (docs/api.md has the long form).
  */
-export const AUTHENTICATION_PROFILES = {
+export const authenticationProfiles = (sessionTtlSeconds: number) => ({
   profiles: [
     {
       id: 'interactive-session',
       principal: 'profile (a registered, activated account)',
       credential: 'POST /api/v1/auth/sessions with email, password and, once an authenticator is enrolled, totp_code; answers a 256-bit bearer token (hcs_…) stored by the platform as its SHA-256 only',
       requestSigning: 'none: requests carry Authorization: Bearer <token> over TLS',
-      lifetimeSeconds: 43200,
+      lifetimeSeconds: sessionTtlSeconds,
     },
     {
       id: 'step-up',
@@ -27,4 +27,4 @@ export const AUTHENTICATION_PROFILES = {
     retryPolicy: 'Retry only errors with retryable: true (429 after Retry-After, 503), with the same Idempotency-Key so nothing happens twice.',
     decimalPolicy: 'Amounts, prices and quantities are decimal strings such as "10.50"; a JSON number in their place is 400 VALIDATION_FAILED.',
   },
-};
+});
