@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { CurrentPrincipal, PRINCIPAL_RESOLVER, type Principal, type PrincipalResolver } from '../../platform/auth/principal';
 import { PlatformError } from '../../platform/errors';
 import { PageQuery, pageLimit } from '../../platform/http/pagination';
-import { Public } from '../../platform/http/public.decorator';
+import { Public, SecretResponse } from '../../platform/http/public.decorator';
 import { Inject } from '@nestjs/common';
 import {
   ActivateAccount,
@@ -79,6 +79,7 @@ export class IdentityController {
 
   // --- sessions -------------------------------------------------------------------------------------------------
   @Public()
+  @SecretResponse()
   @Post('auth/sessions')
   login(@Body() body: LoginRequest, @Req() req: FastifyRequest): Promise<object> {
     return this.commandBus.execute(new StartSession(body.email, body.password, body.totp_code, device(req), req.ip));
@@ -102,6 +103,7 @@ export class IdentityController {
     return this.queryBus.execute(new ListAuthenticationEvents(principal, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
   }
 
+  @SecretResponse()
   @Post('auth/step-up')
   stepUp(@Body() body: StepUpRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
     return this.commandBus.execute(new IssueStepUp(principal, body.purpose, body.password, body.totp_code, device(req), req.ip));
@@ -114,11 +116,13 @@ export class IdentityController {
   }
 
   // --- authenticator ----------------------------------------------------------------------------------------------
+  @SecretResponse()
   @Post('identity/authenticator/enrollments')
   enroll(@Body() body: AuthenticatorEnrollmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new StartAuthenticatorEnrollment(principal, body.issuer, body.label));
   }
 
+  @SecretResponse()
   @Post('identity/authenticator/enrollments/:id/confirm')
   @HttpCode(200)
   confirmEnrollment(@Param() params: Hex32Param, @Body() body: AuthenticatorConfirmationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {

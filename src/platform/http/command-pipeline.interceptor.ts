@@ -12,6 +12,8 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config'
 import { PlatformError, ValidationFailed } from '../errors';
 import { ProjectionRunner } from '../projections/projection-runner';
 import { IdempotencyStore, type StoredResponse } from './idempotency.store';
+import { Reflector } from '@nestjs/core';
+import { SECRET_RESPONSE } from './public.decorator';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const POSITION = /^\d{1,20}$/;
@@ -29,25 +31,33 @@ export class CommandPipelineInterceptor implements NestInterceptor {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly runner: ProjectionRunner,
     private readonly idempotency: IdempotencyStore,
+    private readonly reflector: Reflector,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    return from(runWithContext(request.platformContext, () => this.handle(request, next)));
+    const secretResponse = this.reflector.getAllAndOverride<boolean>(SECRET_RESPONSE, [context.getHandler(), context.getClass()]) === true;
+    return from(runWithContext(request.platformContext, () => this.handle(request, next, secretResponse)));
   }
 
-  private async handle(request: FastifyRequest, next: CallHandler): Promise<unknown> {
+  private async handle(request: FastifyRequest, next: CallHandler, secretResponse: boolean): Promise<unknown> {
     await this.waitForMinPosition(request);
-    await this.beginIdempotent(request);
-    const result = await lastValueFrom(next.handle(), { defaultValue: undefined });
-    const ctx = request.platformContext;
-    if (ctx.commit_position !== null) {
-      const names = this.runner.projectorsFor(ctx.appended_types);
-      const reached = await this.runner.waitFor(ctx.commit_position, names, this.config.readYourWritesTimeoutMs);
-      if (!reached) request.projectionsPending = true;
+    if (!secretResponse) await this.beginIdempotent(request);
+    try {
+      return await lastValueFrom(next.handle(), { defaultValue: undefined });
+    } finally {
+      // Also when the command refused after recording something (a failed login): the answer follows the write.
+      await this.awaitProjections(request);
     }
-    return result;
+  }
+
+  private async awaitProjections(request: FastifyRequest): Promise<void> {
+    const ctx = request.platformContext;
+    if (ctx.commit_position === null) return;
+    const names = this.runner.projectorsFor(ctx.appended_types);
+    const reached = await this.runner.waitFor(ctx.commit_position, names, this.config.readYourWritesTimeoutMs);
+    if (!reached) request.projectionsPending = true;
   }
 
   private async waitForMinPosition(request: FastifyRequest): Promise<void> {

@@ -85,7 +85,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       const owner = claim.state.owner!;
       const existing = await this.commands.load(accountStream(owner), accountDecider);
       if (existing.state.status !== 'NONE') {
-        return { ...fresh, tenant_uuid, status: 'PENDING_ACTIVATION', activation_delivery: 'email', activation_expires_at: expires_at };
+        return { registration_id: fresh.registration_id, client_id: fresh.client_id, tenant_uuid, status: 'PENDING_ACTIVATION', activation_delivery: 'email', activation_expires_at: expires_at };
       }
       profile_uuid = owner; // an earlier attempt claimed the address and stopped before the account: finish it
     }
