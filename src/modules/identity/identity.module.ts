@@ -100,7 +100,7 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
   async completeDueClosures(now = new Date()): Promise<number> {
     const due: string[] = await this.queryBus.execute(new ListDueClosures(now.toISOString()));
     let completed = 0;
-    for (const profile of due) if (await this.commandBus.execute(new CompleteDueClosure(profile))) completed++;
+    for (const profile of due) if (await this.commandBus.execute(new CompleteDueClosure(profile, now))) completed++;
     return completed;
   }
 

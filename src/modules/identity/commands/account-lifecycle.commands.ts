@@ -10,7 +10,7 @@ import { ReadModelDatabase } from '../../../platform/read-model/read-model.datas
 import { accountDecider, type AccountState } from '../domain/account';
 import { tenantDecider, workspaceDecider } from '../domain/access';
 import { accountStream, tenantStream, workspaceStream } from '../domain/identity.constants';
-import { IdentityCrypto, StepUpService } from '../identity.services';
+import { IdentityCrypto, LoginThrottle, StepUpService } from '../identity.services';
 
 export interface AccountClosure {
   request_uuid: string;
@@ -62,14 +62,20 @@ export class RequestAccountClosureHandler implements ICommandHandler<RequestAcco
     private readonly commands: CommandExecutor,
     private readonly crypto: IdentityCrypto,
     private readonly stepUp: StepUpService,
+    private readonly throttle: LoginThrottle,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
   async execute(c: RequestAccountClosure): Promise<AccountClosure> {
     const stream = accountStream(c.principal.profile_uuid);
     const { state } = await this.commands.load(stream, accountDecider);
-    // Re-authentication only: the password is compared with the stored hash and never echoed or stored.
+    if (state.closure?.status === 'SCHEDULED') throw new PlatformError('STATE_CONFLICT', 'A closure is already scheduled.');
+    // Re-authentication only: the password is compared with the stored hash, never echoed or stored, and guesses
+    // count against the same throttle as sign-in.
+    const keys = [`account:${state.email}`];
+    await this.throttle.assertAllowed(keys);
     if (!(await this.crypto.passwords.verify(c.current_password, state.password_hash))) {
+      await this.throttle.recordFailure(keys);
       throw new PlatformError('FORBIDDEN', 'The current password is not correct.', { details: [{ field: 'current_password', issue: 'incorrect' }] });
     }
     if (c.step_up_token !== undefined) await this.stepUp.consume(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
@@ -95,6 +101,8 @@ export class CancelAccountClosureHandler implements ICommandHandler<CancelAccoun
   ) {}
 
   async execute(c: CancelAccountClosure): Promise<AccountClosure> {
+    const { state } = await this.commands.load(accountStream(c.principal.profile_uuid), accountDecider);
+    if (state.closure?.status !== 'SCHEDULED') throw new PlatformError('STATE_CONFLICT', 'No closure is scheduled.');
     if (c.step_up_token !== undefined) await this.stepUp.consume(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
     const outcome = await this.commands.execute(accountStream(c.principal.profile_uuid), accountDecider, { kind: 'CancelClosure' });
     return closureView(outcome.state, outcome.version);
@@ -103,15 +111,15 @@ export class CancelAccountClosureHandler implements ICommandHandler<CancelAccoun
 
 /** The scheduled job's unit of work: completes one account's closure if it is due (a no-op otherwise). */
 export class CompleteDueClosure {
-  constructor(readonly profile_uuid: string) {}
+  constructor(readonly profile_uuid: string, readonly now: Date = new Date()) {}
 }
 
 @CommandHandler(CompleteDueClosure)
 export class CompleteDueClosureHandler implements ICommandHandler<CompleteDueClosure, boolean> {
   constructor(private readonly commands: CommandExecutor) {}
 
-  async execute({ profile_uuid }: CompleteDueClosure): Promise<boolean> {
-    const outcome = await this.commands.execute(accountStream(profile_uuid), accountDecider, { kind: 'CompleteClosure' });
+  async execute({ profile_uuid, now }: CompleteDueClosure): Promise<boolean> {
+    const outcome = await this.commands.execute(accountStream(profile_uuid), accountDecider, { kind: 'CompleteClosure' }, { now: () => now });
     return outcome.events.length > 0;
   }
 }
@@ -143,10 +151,13 @@ export class AssignTenantAuthorityHandler implements ICommandHandler<AssignTenan
   ) {}
 
   async execute(c: AssignTenantAuthority): Promise<object> {
-    const target = await this.db.reader.query(this.db.sql(`SELECT profile_uuid FROM identity_accounts WHERE profile_uuid = ? AND status = 'ACTIVE'`), [c.profile_uuid]);
     const tenant = await this.commands.load(tenantStream(c.tenant_uuid), tenantDecider);
     const actorRole = tenant.state.roles[c.principal.profile_uuid];
-    if (!tenant.state.exists || (!actorRole && c.principal.platform_role !== 'ADMIN')) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    const isAdmin = c.principal.platform_role === 'ADMIN';
+    if (!tenant.state.exists || (!actorRole && !isAdmin)) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    // Authority first, then the target: a member without authority learns nothing about which profiles exist.
+    if (!isAdmin && actorRole !== 'OWNER' && actorRole !== 'TENANT_ADMIN') throw new PlatformError('FORBIDDEN', 'Only the tenant owner or a tenant admin assigns authorities.');
+    const target = await this.db.reader.query(this.db.sql(`SELECT profile_uuid FROM identity_accounts WHERE profile_uuid = ? AND status = 'ACTIVE'`), [c.profile_uuid]);
     if (target.length === 0) throw new PlatformError('NOT_FOUND', 'No such profile.', { details: [{ field: 'profile_uuid', issue: 'no active profile' }] });
     await this.commands.execute(tenantStream(c.tenant_uuid), tenantDecider, {
       kind: 'AssignTenantAuthority',

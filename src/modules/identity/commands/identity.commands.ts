@@ -359,6 +359,8 @@ export class DisableAuthenticatorHandler implements ICommandHandler<DisableAuthe
     }
     const stream = accountStream(principal.profile_uuid);
     if (step_up_token !== undefined) {
+      // A step-up token is spent only on an operation that can happen.
+      if (!(await this.commands.load(stream, accountDecider)).state.totp.enabled) throw new PlatformError('STATE_CONFLICT', 'No authenticator is enrolled.');
       await this.stepUp.consume(step_up_token, 'AUTHENTICATOR_DISABLE', principal);
       await this.commands.execute(stream, accountDecider, { kind: 'DisableAuthenticator', method: 'STEP_UP', session_id: principal.session_id });
     } else {
@@ -396,6 +398,10 @@ export class RequestContactChangeHandler implements ICommandHandler<RequestConta
     if (!(contact_type === 'email' ? EMAIL : E164).test(target)) {
       throw new ValidationFailed('The new contact is malformed.', [{ field: 'value', issue: contact_type === 'email' ? 'must be an email address' : 'must be an E.164 phone number such as +491511234567' }]);
     }
+    const { state: account } = await this.commands.load(accountStream(principal.profile_uuid), accountDecider);
+    if ((contact_type === 'email' ? account.email : account.phone) === target) {
+      throw new PlatformError('RULE_VIOLATION', 'This is already the account\'s contact.', { details: [{ field: 'value', issue: 'equals the current contact' }] });
+    }
     if (contact_type === 'email') {
       const claim = await this.commands.load(emailClaimStream(emailKey(target)), emailClaimDecider);
       if (claim.state.owner && claim.state.owner !== principal.profile_uuid) throw new PlatformError('STATE_CONFLICT', 'This address cannot be used.');
@@ -425,18 +431,22 @@ export class ConfirmContactChangeHandler implements ICommandHandler<ConfirmConta
 
   async execute({ token }: ConfirmContactChange): Promise<object> {
     const token_hash = hashToken(token);
+    // Check the token against the account's pending change before using it up or claiming anything: a superseded
+    // token must not claim the newer target.
+    const issued = (await this.commands.load(tokenStream(token_hash), oneUseTokenDecider)).state.issued;
+    const before = issued ? await this.commands.load(accountStream(issued.profile_uuid), accountDecider) : null;
+    const pending = before?.state.contact_change;
+    if (!issued || !before || !pending || pending.token_hash !== token_hash) throw new TokenRefused('UNKNOWN');
     const profile = await consumeToken(this.commands, token_hash, { kind: 'CONTACT_CHANGE' });
     const stream = accountStream(profile);
-    const before = await this.commands.load(stream, accountDecider);
-    const pending = before.state.contact_change;
-    if (pending?.contact_type === 'email') {
+    if (pending.contact_type === 'email') {
       await this.commands.execute(emailClaimStream(emailKey(pending.target)), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid: profile });
     }
     await this.commands.execute(stream, accountDecider, { kind: 'ConfirmContactChange', token_hash });
-    if (pending?.contact_type === 'email') {
+    if (pending.contact_type === 'email' && before.state.email !== pending.target) {
       await this.commands.execute(emailClaimStream(emailKey(before.state.email)), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: profile });
     }
-    return { status: 'CONFIRMED', contact_type: pending?.contact_type, target_hint: pending?.target_hint, profile_uuid: profile, request_id: token_hash.slice(0, 32), sessions_revoked: true };
+    return { status: 'CONFIRMED', contact_type: pending.contact_type, target_hint: pending.target_hint, profile_uuid: profile, request_id: token_hash.slice(0, 32), sessions_revoked: true };
   }
 }
 

@@ -128,7 +128,8 @@ export class ListTenantAuthoritiesHandler implements IQueryHandler<ListTenantAut
       [tenant_uuid],
     );
     // Only people with a role in the tenant (or platform admins) see it; to everyone else it does not exist.
-    if (principal.platform_role !== 'ADMIN' && !rows.some((r) => r.profile_uuid === principal.profile_uuid)) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    const exists = rows.length > 0 || (await this.db.reader.query(this.db.sql('SELECT 1 FROM identity_tenants WHERE tenant_uuid = ?'), [tenant_uuid])).length > 0;
+    if (!exists || (principal.platform_role !== 'ADMIN' && !rows.some((r) => r.profile_uuid === principal.profile_uuid))) throw new PlatformError('NOT_FOUND', 'No such tenant.');
     return { tenant_uuid, items: rows };
   }
 }
