@@ -356,6 +356,26 @@ describe('identity security (e2e)', () => {
   });
 
   // ------------------------------------------------------------------------------------------------------------
+  describe('@RequireStepUp, as other modules use it', () => {
+    it('runs the operation only with a fresh, one-use step-up of its purpose', async () => {
+      const a = await c.newAccount('guarded');
+      const route = '/api/v1/test-sensitive/merchant-activation';
+      const missing = await c.post(route, {}, a.token, a.ip);
+      expect(missing.statusCode).toBe(403);
+      expect(missing.json().error.code).toBe('STEP_UP_REQUIRED');
+      const wrong = (await c.stepUp(a, 'ACCOUNT_CLOSURE', a.password)).json().step_up_token;
+      expect((await c.post(route, { step_up_token: wrong }, a.token, a.ip)).json().error.code).toBe('STEP_UP_REQUIRED');
+      const right = (await c.stepUp(a, 'MERCHANT_PROFILE_ACTIVATION', a.password)).json().step_up_token;
+      const ok = await c.post(route, { step_up_token: right }, a.token, a.ip);
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json()).toEqual({ activated_by: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      const again = await c.post(route, { step_up_token: right }, a.token, a.ip);
+      expect(again.statusCode).toBe(403);
+      expect((await c.post(route, { step_up_token: right }, undefined, a.ip)).statusCode).toBe(401);
+    });
+  });
+
+  // ------------------------------------------------------------------------------------------------------------
   describe('step-up', () => {
     it('issues a one-use, session- and purpose-bound hcsu_ token for five minutes', async () => {
       const a = await c.newAccount('stepup');

@@ -2,7 +2,7 @@
  * The identity module: accounts, sessions, authenticator, step-up, contact, closure, tenants and workspaces. It
  * provides the platform's PrincipalResolver (the global auth guard) and StepUpVerifier (other modules' step-ups).
  */
-import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Logger } from 'nestjs-pino';
 import { PRINCIPAL_RESOLVER, STEP_UP_VERIFIER } from '../../platform/auth/principal';
@@ -39,6 +39,8 @@ import {
   ListWorkspacesHandler,
 } from './queries/identity.queries';
 
+// Global: every module's guards reach the PrincipalResolver and StepUpVerifier it exports.
+@Global()
 @Module({
   controllers: [IdentityController],
   providers: [

@@ -13,6 +13,8 @@ import { keysetPage, PageQuery, pageLimit } from '../../../src/platform/http/pag
 import { IsDecimalString, NoExtraFields } from '../../../src/platform/http/validation';
 import { ReadModelDatabase } from '../../../src/platform/read-model/read-model.datasource';
 import { Public } from '../../../src/platform/http/public.decorator';
+import { RequireStepUp } from '../../../src/platform/auth/step-up.guard';
+import { CurrentPrincipal, type Principal } from '../../../src/platform/auth/principal';
 import { ledgerDecider, ledgerStream } from './ledger.domain';
 import { TestLedgerBalance } from './ledger.read-model';
 
@@ -133,6 +135,17 @@ export class TestLedgerController {
   }
 }
 
+/** A sensitive test-only operation: proves @RequireStepUp as other modules will use it. */
+@Controller('api/v1/test-sensitive')
+export class TestSensitiveController {
+  @Post('merchant-activation')
+  @HttpCode(200)
+  @RequireStepUp('MERCHANT_PROFILE_ACTIVATION')
+  activate(@CurrentPrincipal() principal: Principal): { activated_by: string } {
+    return { activated_by: principal.profile_uuid };
+  }
+}
+
 /** A route that fails the way a bug would, to prove a 500 leaks nothing. */
 @Public()
 @Controller('api/v1/test-failures')
@@ -144,7 +157,7 @@ export class TestFailureController {
 }
 
 @Module({
-  controllers: [TestLedgerController, TestFailureController],
+  controllers: [TestLedgerController, TestFailureController, TestSensitiveController],
   providers: [OpenLedgerHandler, CreditLedgerHandler, GetLedgerHandler, ListLedgersHandler],
 })
 export class TestLedgerModule {}
