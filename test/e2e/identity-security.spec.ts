@@ -302,7 +302,9 @@ describe('identity security (e2e)', () => {
       const stream = await store.readStream(accountStream(a.profile_uuid));
       const use = stream.find((e) => e.type === 'RecoveryCodeUsed');
       expect(use).toBeDefined();
-      expect((use!.data as { code_hash: string }).code_hash).toBe(createHash('sha256').update(used).digest('hex'));
+      // Stored keyed (HMAC with the identity key): neither the code nor its plain SHA-256.
+      expect((use!.data as { code_hash: string }).code_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect((use!.data as { code_hash: string }).code_hash).not.toBe(createHash('sha256').update(used).digest('hex'));
       expect(JSON.stringify(stream.map((e) => e.data))).not.toContain(used);
       expect(stream.map((e) => e.type)).toContain('AuthenticatorDisabled');
 

@@ -13,16 +13,27 @@ import { oneUseTokenDecider, TokenRefused } from './domain/access';
 import { tokenStream } from './domain/identity.constants';
 import { PasswordHasher } from './security/password-hasher';
 import { loadOrCreateKey, SecretBox } from './security/secret-box';
-import { hashToken } from './security/tokens';
+import { hashToken, normalizeRecoveryCode } from './security/tokens';
+import { createHmac } from 'node:crypto';
 
 @Injectable()
 export class IdentityCrypto {
   readonly passwords: PasswordHasher;
   readonly secrets: SecretBox;
 
+  private readonly codeKey: Buffer;
+
   constructor(@Inject(PLATFORM_CONFIG) config: PlatformConfig) {
+    const key = loadOrCreateKey(config.dataDir, config.identitySecretKey);
     this.passwords = new PasswordHasher(config.passwordHashCost);
-    this.secrets = new SecretBox(loadOrCreateKey(config.dataDir, config.identitySecretKey));
+    this.secrets = new SecretBox(key);
+    this.codeKey = createHmac('sha256', key).update('identity/recovery-codes').digest();
+  }
+
+  /** Recovery codes are stored keyed (HMAC), so a copy of the events is no offline oracle for 60-bit codes. */
+  recoveryCodeHash(code: string): string | null {
+    const normalized = normalizeRecoveryCode(code);
+    return normalized ? createHmac('sha256', this.codeKey).update(normalized).digest('hex') : null;
   }
 }
 

@@ -68,6 +68,8 @@ export class CommandExecutor {
     skip -= 1;
     let count = 1;
     while (start + count < stored.length && stored[start + count].event_id === peekId(skip + count)) count++;
+    // Only a retry right after its own append: once anything followed, the outcome would be stale, decide anew.
+    if (start + count !== stored.length) return null;
     for (let i = 0; i < skip + count; i++) nextId();
     const mine = stored.slice(start, start + count);
     const last = mine[mine.length - 1];

@@ -80,6 +80,9 @@ export class EnvironmentVariables {
 
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'IDENTITY_SECRET_KEY must be 32 bytes, base64' })
   IDENTITY_SECRET_KEY?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PLATFORM_SECRET_KEY must be 32 bytes, base64' })
+  PLATFORM_SECRET_KEY?: string;
 }
 
 export interface PlatformConfig {
@@ -106,6 +109,7 @@ export interface PlatformConfig {
   closureSweepIntervalMs: number;
   passwordHashCost: number;
   identitySecretKey?: string;
+  platformSecretKey?: string;
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -113,7 +117,7 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY'];
+  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
@@ -149,6 +153,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     closureSweepIntervalMs: env.CLOSURE_SWEEP_INTERVAL_MS,
     passwordHashCost: env.PASSWORD_HASH_COST,
     identitySecretKey: env.IDENTITY_SECRET_KEY,
+    platformSecretKey: env.PLATFORM_SECRET_KEY,
   };
 }
 

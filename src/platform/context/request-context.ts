@@ -18,7 +18,7 @@ export interface RequestContext {
   /** Event types appended while serving this request (which projections to wait for). */
   appended_types: Set<string>;
   /** The request's Idempotency-Key: ids are then derived from it, so a retried request reproduces them. */
-  idempotency?: { scope: string; key: string };
+  idempotency?: { scope: string; key: string; fingerprint: string };
   /** How many ids `nextId` has handed out in this request. */
   id_counter: number;
 }
@@ -61,7 +61,9 @@ export function rewindIds(mark: number): void {
 }
 
 function derivedId(ctx: RequestContext, n: number): string {
-  return createHash('sha256').update(`${ctx.idempotency!.scope}\n${ctx.idempotency!.key}\n${n}`).digest('hex').slice(0, 32);
+  const { scope, key, fingerprint } = ctx.idempotency!;
+  // The fingerprint binds the ids to this exact request: the same key with another body derives other ids.
+  return createHash('sha256').update(`${scope}\n${key}\n${fingerprint}\n${n}`).digest('hex').slice(0, 32);
 }
 
 export const SYSTEM_ACTOR: ActorRef = { type: 'system', reference: 'platform' };

@@ -5,7 +5,8 @@
  */
 import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { loadOrCreateKey } from '../security/key-file';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { runWithContext } from '../context/request-context';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
@@ -32,7 +33,11 @@ export class CommandPipelineInterceptor implements NestInterceptor {
     private readonly runner: ProjectionRunner,
     private readonly idempotency: IdempotencyStore,
     private readonly reflector: Reflector,
-  ) {}
+  ) {
+    this.fingerprintKey = loadOrCreateKey(config.dataDir, 'platform.key', config.platformSecretKey, 'PLATFORM_SECRET_KEY');
+  }
+
+  private readonly fingerprintKey: Buffer;
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -81,13 +86,14 @@ export class CommandPipelineInterceptor implements NestInterceptor {
     const ctx = request.platformContext;
     // Keys are per caller; callers without a principal are told apart by address, so strangers never share keys.
     const scope = ctx.actor.type === 'anonymous' ? `anonymous:${request.ip}` : `${ctx.actor.type}:${ctx.actor.reference}`;
-    const fingerprint = createHash('sha256')
+    // Keyed: bodies hold passwords, and a plain hash of them would be a fast offline guessing oracle.
+    const fingerprint = createHmac('sha256', this.fingerprintKey)
       .update(`${request.method} ${request.url}\n`)
       .update(request.rawBody ?? Buffer.alloc(0))
       .digest('hex');
     const begun = await this.idempotency.begin(scope, header, fingerprint);
     if (begun.kind === 'replay') throw new IdempotentReplay(begun.response);
     request.idempotency = { scope, key: header };
-    ctx.idempotency = { scope, key: header };
+    ctx.idempotency = { scope, key: header, fingerprint };
   }
 }

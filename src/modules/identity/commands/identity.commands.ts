@@ -30,7 +30,7 @@ import { tenantDecider } from '../domain/access';
 import { DELIVERY_PORT, type DeliveryPort } from '../delivery';
 import { IdentityCrypto, LoginThrottle, StepUpService } from '../identity.services';
 import { passwordPolicyIssues } from '../security/password-policy';
-import { hashToken, maskEmail, maskPhone, newRecoveryCodes, newToken, normalizeRecoveryCode } from '../security/tokens';
+import { hashToken, maskEmail, maskPhone, newRecoveryCodes, newToken } from '../security/tokens';
 import { matchTotp, newTotpSecret, otpauthUri } from '../security/totp';
 import type { AccountRegistrationRequest } from '../dto/identity.dto';
 
@@ -330,7 +330,7 @@ export class ConfirmAuthenticatorEnrollmentHandler implements ICommandHandler<Co
       enrollment_id,
       session_id: principal.session_id,
       totp_step,
-      recovery_code_hashes: recovery_codes.map((r) => hashToken(normalizeRecoveryCode(r)!)),
+      recovery_code_hashes: recovery_codes.map((r) => this.crypto.recoveryCodeHash(r)!),
     });
     return {
       status: 'ENABLED',
@@ -349,6 +349,7 @@ export class DisableAuthenticatorHandler implements ICommandHandler<DisableAuthe
   constructor(
     private readonly commands: CommandExecutor,
     private readonly stepUp: StepUpService,
+    private readonly crypto: IdentityCrypto,
   ) {}
 
   async execute({ principal, recovery_code, step_up_token }: DisableAuthenticator): Promise<{ status: string; sessions_revoked: boolean }> {
@@ -364,12 +365,11 @@ export class DisableAuthenticatorHandler implements ICommandHandler<DisableAuthe
       await this.stepUp.consume(step_up_token, 'AUTHENTICATOR_DISABLE', principal);
       await this.commands.execute(stream, accountDecider, { kind: 'DisableAuthenticator', method: 'STEP_UP', session_id: principal.session_id });
     } else {
-      const normalized = normalizeRecoveryCode(recovery_code!);
       await this.commands.execute(stream, accountDecider, {
         kind: 'DisableAuthenticator',
         method: 'RECOVERY_CODE',
         session_id: principal.session_id,
-        recovery_code_hash: normalized ? hashToken(normalized) : 'invalid',
+        recovery_code_hash: this.crypto.recoveryCodeHash(recovery_code!) ?? 'invalid',
       });
     }
     return { status: 'DISABLED', sessions_revoked: true };
