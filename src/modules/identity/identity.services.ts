@@ -91,15 +91,34 @@ const MAX_LOCK_SECONDS = 15 * 60;
 
 /**
  * Login throttling per account and per client address: after five failures in a row each further failure locks
- * the key for twice as long as the last (1 s, 2 s, 4 s … up to 15 min); a success clears the account's count.
- * In-process (rate-limiter-flexible's memory store): each node throttles what it sees.
+ * the key for twice as long as the last (1 s, 2 s, 4 s … up to 15 min), 429 with Retry-After; a success clears the
+ * account (the address keeps its count, so one success cannot launder a guessing run). Attempts on the same key run
+ * one at a time, so parallel guesses cannot all pass one check. In-process (rate-limiter-flexible's memory store):
+ * each node throttles what it sees.
  */
 @Injectable()
 export class LoginThrottle {
   private readonly failures = new RateLimiterMemory({ keyPrefix: 'login-failures', points: 1_000_000, duration: 3600 });
   private readonly locks = new RateLimiterMemory({ keyPrefix: 'login-locks', points: 1, duration: MAX_LOCK_SECONDS });
+  private readonly queues = new Map<string, Promise<unknown>>();
 
-  async assertAllowed(keys: string[]): Promise<void> {
+  /** Runs one authentication attempt; an UNAUTHENTICATED failure of `attempt` counts against every key. */
+  async attempt<T>(accountKey: string, otherKeys: string[], attempt: () => Promise<T>): Promise<T> {
+    const keys = [accountKey, ...otherKeys];
+    return this.serialized([...keys].sort(), async () => {
+      await this.assertAllowed(keys);
+      try {
+        const result = await attempt();
+        await this.failures.delete(accountKey);
+        return result;
+      } catch (error) {
+        if (error instanceof PlatformError && error.code === 'UNAUTHENTICATED') await this.recordFailure(keys);
+        throw error;
+      }
+    });
+  }
+
+  private async assertAllowed(keys: string[]): Promise<void> {
     for (const key of keys) {
       const lock = await this.locks.get(key);
       if (lock && lock.consumedPoints > 1 && lock.msBeforeNext > 0) {
@@ -108,7 +127,7 @@ export class LoginThrottle {
     }
   }
 
-  async recordFailure(keys: string[]): Promise<void> {
+  private async recordFailure(keys: string[]): Promise<void> {
     for (const key of keys) {
       const res = await this.failures.penalty(key, 1);
       const beyond = res.consumedPoints - FREE_FAILURES;
@@ -116,7 +135,17 @@ export class LoginThrottle {
     }
   }
 
-  async recordSuccess(keys: string[]): Promise<void> {
-    for (const key of keys) await this.failures.delete(key);
+  /** A keyed queue per key (acquired in sorted order, so two attempts never wait on each other in a cycle). */
+  private serialized<T>(keys: string[], work: () => Promise<T>): Promise<T> {
+    if (keys.length === 0) return work();
+    const [key, ...rest] = keys;
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const run = previous.then(() => this.serialized(rest, work));
+    const settled = run.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return run;
   }
 }

@@ -46,7 +46,9 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
 
   fastify.addHook('onSend', async (request, reply, payload) => {
     const ctx = request.platformContext;
-    if (ctx?.commit_position !== null && ctx?.commit_position !== undefined) {
+    // Successful commands only: on a refusal the header would tell an observer that something was recorded (e.g. a
+    // failed sign-in of a known address).
+    if (ctx?.commit_position !== null && ctx?.commit_position !== undefined && reply.statusCode < 300) {
       reply.header('X-Position', ctx.commit_position.toString());
       if (request.projectionsPending && reply.statusCode < 300) reply.code(202);
     }

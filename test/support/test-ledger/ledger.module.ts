@@ -13,7 +13,7 @@ import { keysetPage, PageQuery, pageLimit } from '../../../src/platform/http/pag
 import { IsDecimalString, NoExtraFields } from '../../../src/platform/http/validation';
 import { ReadModelDatabase } from '../../../src/platform/read-model/read-model.datasource';
 import { Public } from '../../../src/platform/http/public.decorator';
-import { RequireStepUp } from '../../../src/platform/auth/step-up.guard';
+import { RequireStepUp } from '../../../src/platform/auth/require-step-up';
 import { CurrentPrincipal, type Principal } from '../../../src/platform/auth/principal';
 import { ledgerDecider, ledgerStream } from './ledger.domain';
 import { TestLedgerBalance } from './ledger.read-model';

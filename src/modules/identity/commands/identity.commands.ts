@@ -73,6 +73,14 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
     const password_hash = await this.crypto.passwords.hash(r.password);
     const expires_at = new Date(Date.now() + ACTIVATION_TTL_MS).toISOString();
     const fresh = { profile_uuid: nextId(), registration_id: nextId(), client_id: nextId() };
+    const uniform: AccountRegistrationReceipt = {
+      registration_id: fresh.registration_id,
+      client_id: fresh.client_id,
+      tenant_uuid,
+      status: 'PENDING_ACTIVATION',
+      activation_delivery: 'email',
+      activation_expires_at: expires_at,
+    };
 
     // The claim is the uniqueness check. A taken address answers the same receipt and delivers nothing, so
     // registration tells nobody which addresses have accounts.
@@ -85,7 +93,8 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       const owner = claim.state.owner!;
       const existing = await this.commands.load(accountStream(owner), accountDecider);
       if (existing.state.status !== 'NONE') {
-        return { registration_id: fresh.registration_id, client_id: fresh.client_id, tenant_uuid, status: 'PENDING_ACTIVATION', activation_delivery: 'email', activation_expires_at: expires_at };
+        await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
+        return uniform;
       }
       profile_uuid = owner; // an earlier attempt claimed the address and stopped before the account: finish it
     }
@@ -97,7 +106,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
         issued: { kind: 'ACTIVATION', purpose: null, profile_uuid, session_id: null, expires_at },
       });
     }
-    await this.commands.execute(accountStream(profile_uuid), accountDecider, {
+    const registered = this.commands.execute(accountStream(profile_uuid), accountDecider, {
       kind: 'RegisterAccount',
       registered: {
         profile_uuid,
@@ -116,8 +125,15 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       },
       activation: token ? { token_hash: hashToken(token), channel: 'email', expires_at } : null,
     });
+    try {
+      await registered;
+    } catch (error) {
+      // Two registrations of one address raced to finish the account: the loser answers like a taken address.
+      if (error instanceof PlatformError && error.code === 'STATE_CONFLICT') return uniform;
+      throw error;
+    }
     if (token) await this.delivery.deliver({ to: email, channel: 'email', kind: 'ACCOUNT_ACTIVATION', token, created: new Date().toISOString() });
-    return { registration_id: fresh.registration_id, client_id: fresh.client_id, tenant_uuid, status: 'PENDING_ACTIVATION', activation_delivery: 'email', activation_expires_at: expires_at };
+    return uniform;
   }
 }
 
@@ -165,37 +181,34 @@ async function authenticate(
   input: { email: string; password: string; totp_code?: string; device: Device; client_address: string },
 ): Promise<{ state: AccountState; method: string }> {
   const email = input.email.trim().toLowerCase();
-  const keys = [`account:${email}`, `address:${input.client_address}`];
-  await throttle.assertAllowed(keys);
-  const claim = await commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
-  if (!claim.state.owner) {
-    await crypto.passwords.dummyVerify(input.password); // same work as a real check: no timing oracle
-    await throttle.recordFailure(keys);
-    throw invalidCredentials();
-  }
-  const stream = accountStream(claim.state.owner);
-  const { state } = await commands.load(stream, accountDecider);
-  const password_ok = state.password_hash !== '' && (await crypto.passwords.verify(input.password, state.password_hash));
-  const secret = state.totp.enabled && state.totp.secret_sealed ? crypto.secrets.open(state.totp.secret_sealed, state.profile_uuid) : null;
-  const totp_step = secret && input.totp_code !== undefined ? matchTotp(input.totp_code, secret, Date.now(), state.totp.last_step) : null;
-  const outcome = await commands.execute(stream, accountDecider, {
-    kind: 'AuthenticateLogin',
-    password_ok,
-    totp_supplied: input.totp_code !== undefined,
-    totp_step,
-    device: input.device,
+  return throttle.attempt(`account:${email}`, [`address:${input.client_address}`], async () => {
+    const claim = await commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
+    if (!claim.state.owner) {
+      await crypto.passwords.dummyVerify(input.password); // same work as a real check: no timing oracle
+      throw invalidCredentials();
+    }
+    const stream = accountStream(claim.state.owner);
+    const { state } = await commands.load(stream, accountDecider);
+    const password_ok = state.password_hash !== '' && (await crypto.passwords.verify(input.password, state.password_hash));
+    const secret = state.totp.enabled && state.totp.secret_sealed ? crypto.secrets.open(state.totp.secret_sealed, state.profile_uuid) : null;
+    const totp_step = secret && input.totp_code !== undefined ? matchTotp(input.totp_code, secret, Date.now(), state.totp.last_step) : null;
+    const outcome = await commands.execute(stream, accountDecider, {
+      kind: 'AuthenticateLogin',
+      password_ok,
+      totp_supplied: input.totp_code !== undefined,
+      totp_step,
+      device: input.device,
+    });
+    const failed = outcome.events.find((e) => e.type === 'LoginFailed');
+    if (failed) {
+      const reason = (failed.data as { reason: string }).reason;
+      if (reason === 'TOTP_REQUIRED') throw new PlatformError('UNAUTHENTICATED', 'An authenticator code is required.', { details: [{ field: 'totp_code', issue: 'required' }] });
+      if (reason === 'BAD_TOTP') throw new PlatformError('UNAUTHENTICATED', 'The authenticator code is not valid.', { details: [{ field: 'totp_code', issue: 'invalid or already used' }] });
+      if (reason === 'NOT_ACTIVE') throw new PlatformError('UNAUTHENTICATED', 'The account is not active.');
+      throw invalidCredentials();
+    }
+    return { state: outcome.state, method: state.totp.enabled ? 'PASSWORD_TOTP' : 'PASSWORD' };
   });
-  const failed = outcome.events.find((e) => e.type === 'LoginFailed');
-  if (failed) {
-    await throttle.recordFailure(keys);
-    const reason = (failed.data as { reason: string }).reason;
-    if (reason === 'TOTP_REQUIRED') throw new PlatformError('UNAUTHENTICATED', 'An authenticator code is required.', { details: [{ field: 'totp_code', issue: 'required' }] });
-    if (reason === 'BAD_TOTP') throw new PlatformError('UNAUTHENTICATED', 'The authenticator code is not valid.', { details: [{ field: 'totp_code', issue: 'invalid or already used' }] });
-    if (reason === 'NOT_ACTIVE') throw new PlatformError('UNAUTHENTICATED', 'The account is not active.');
-    throw invalidCredentials();
-  }
-  await throttle.recordSuccess([keys[0]]);
-  return { state: outcome.state, method: state.totp.enabled ? 'PASSWORD_TOTP' : 'PASSWORD' };
 }
 
 @CommandHandler(StartSession)

@@ -7,12 +7,17 @@ import { PlatformError, RuleViolation, StateConflict } from '../../../platform/e
 import type { Device } from './account';
 
 // --- email claim: identity-email-<sha256(email)> says which profile holds an address -------------------------
-export type EmailClaimEvent = { type: 'EmailClaimed'; data: { profile_uuid: string } } | { type: 'EmailReleased'; data: { profile_uuid: string } };
-export type EmailClaimCommand = { kind: 'ClaimEmail'; profile_uuid: string } | { kind: 'ReleaseEmail'; profile_uuid: string };
+export type EmailClaimEvent =
+  | { type: 'EmailClaimed'; data: { profile_uuid: string } }
+  | { type: 'EmailReleased'; data: { profile_uuid: string } }
+  | { type: 'RegistrationAttempted'; data: Record<string, never> };
+export type EmailClaimCommand = { kind: 'ClaimEmail'; profile_uuid: string } | { kind: 'ReleaseEmail'; profile_uuid: string } | { kind: 'NoteRegistrationAttempt' };
 export const emailClaimDecider: Decider<EmailClaimCommand, { owner: string | null }, EmailClaimEvent> = {
   initialState: () => ({ owner: null }),
-  evolve: (_s, e) => ({ owner: e.type === 'EmailClaimed' ? e.data.profile_uuid : null }),
+  evolve: (s, e) => (e.type === 'RegistrationAttempted' ? s : { owner: e.type === 'EmailClaimed' ? e.data.profile_uuid : null }),
   decide: (c, s) => {
+    // A registration of a taken address writes like a new one does, so the two look alike from outside.
+    if (c.kind === 'NoteRegistrationAttempt') return [{ type: 'RegistrationAttempted', data: {} }];
     if (c.kind === 'ClaimEmail') {
       if (s.owner === c.profile_uuid) return [];
       if (s.owner) throw new StateConflict('The email is taken.');

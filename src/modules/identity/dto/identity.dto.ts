@@ -23,7 +23,8 @@ export class AccountRegistrationRequest {
   @IsString() @Length(1, 200)
   company_name?: string;
 
-  @ApiProperty() @IsString() @MaxLength(320) @IsEmail({ allow_display_name: false, allow_ip_domain: false, require_tld: true })
+  /** At most 200 characters: the address names its mailbox file, and longer ones are not deliverable here. */
+  @ApiProperty({ maxLength: 200 }) @IsString() @MaxLength(200) @IsEmail({ allow_display_name: false, allow_ip_domain: false, require_tld: true })
   email!: string;
 
   @ApiPropertyOptional() @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || o.first_name !== undefined)
@@ -105,7 +106,7 @@ export class ContactChangeRequest {
   contact_type!: 'email' | 'phone';
 
   /** An email address, or an E.164 phone number (+491511234567); checked against contact_type by the handler. */
-  @ApiProperty() @IsString() @Length(3, 320)
+  @ApiProperty({ maxLength: 200 }) @IsString() @Length(3, 200)
   value!: string;
 }
 

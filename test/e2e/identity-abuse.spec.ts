@@ -1,0 +1,73 @@
+/** Identity under abuse: parallel guessing, enumeration through headers or races, undeliverable addresses. */
+import { readMailbox } from '../../src/modules/identity/delivery';
+import { startTestApp, type TestApp } from '../support/app';
+import { hex32 } from '../support/events';
+
+describe('identity under abuse', () => {
+  let t: TestApp;
+  let n = 0;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  const PASSWORD = 'Correct-Horse-42-Battery';
+  const ip = (): string => `10.9.${Math.floor(++n / 250)}.${n % 250}`;
+  const post = (url: string, payload: unknown, from = ip()) => t.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: from });
+  const registration = (email: string) => ({ account_type: 'personal', first_name: 'A', last_name: 'B', email, password: PASSWORD, terms: { version: '1', accepted: true } });
+
+  async function activeAccount(): Promise<string> {
+    const email = `abuse-${hex32().slice(0, 10)}@example.com`;
+    expect((await post('/api/v1/identity/registrations', registration(email))).statusCode).toBe(201);
+    const [d] = await readMailbox(t.config.dataDir, email);
+    expect((await post('/api/v1/identity/activations', { token: d.token })).statusCode).toBe(200);
+    return email;
+  }
+
+  it('throttles a burst of parallel guesses on one account, not only sequential ones', async () => {
+    const email = await activeAccount();
+    const results = await Promise.all(Array.from({ length: 30 }, () => post('/api/v1/auth/sessions', { email, password: 'Wrong-Password-123' })));
+    const statuses = results.map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(6);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(24);
+    const limited = results.find((r) => r.statusCode === 429)!;
+    expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('answers a failed sign-in of a known and of an unknown address alike (no X-Position, same body)', async () => {
+    const known = await activeAccount();
+    const a = await post('/api/v1/auth/sessions', { email: known, password: 'Wrong-Password-123' });
+    const b = await post('/api/v1/auth/sessions', { email: `nobody-${hex32()}@example.com`, password: 'Wrong-Password-123' });
+    expect([a.statusCode, b.statusCode]).toEqual([401, 401]);
+    expect(a.headers['x-position']).toBeUndefined();
+    expect(b.headers['x-position']).toBeUndefined();
+    const strip = (r: typeof a) => ({ ...r.json().error, request_id: undefined });
+    expect(strip(a)).toEqual(strip(b));
+  });
+
+  it('answers a registration of a taken and of a new address alike, headers included', async () => {
+    const taken = await activeAccount();
+    const again = await post('/api/v1/identity/registrations', registration(taken));
+    const fresh = await post('/api/v1/identity/registrations', registration(`new-${hex32().slice(0, 10)}@example.com`));
+    expect([again.statusCode, fresh.statusCode]).toEqual([201, 201]);
+    expect(Object.keys(again.json()).sort()).toEqual(Object.keys(fresh.json()).sort());
+    expect(again.headers['x-position']).toMatch(/^\d+$/);
+    expect(fresh.headers['x-position']).toMatch(/^\d+$/);
+  });
+
+  it('answers concurrent registrations of one address with one uniform receipt each and one delivery', async () => {
+    const email = `race-${hex32().slice(0, 10)}@example.com`;
+    const results = await Promise.all(Array.from({ length: 6 }, () => post('/api/v1/identity/registrations', registration(email))));
+    expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
+    expect(await readMailbox(t.config.dataDir, email)).toHaveLength(1);
+  });
+
+  it('refuses an address too long to deliver to before writing anything', async () => {
+    const long = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}@example.com`;
+    const r = await post('/api/v1/identity/registrations', registration(long));
+    expect(r.statusCode).toBe(400);
+    expect(r.json().error.details[0].field).toBe('email');
+    const retry = await post('/api/v1/identity/registrations', registration(long));
+    expect(retry.statusCode).toBe(400);
+  });
+});
