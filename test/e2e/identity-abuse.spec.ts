@@ -70,4 +70,54 @@ describe('identity under abuse', () => {
     const retry = await post('/api/v1/identity/registrations', registration(long));
     expect(retry.statusCode).toBe(400);
   });
+
+  it('lets a registration never activated within 24 h be replaced, so nobody can squat on an address', async () => {
+    const email = `squat-${hex32().slice(0, 10)}@example.com`;
+    expect((await post('/api/v1/identity/registrations', { ...registration(email), password: 'Squatters-Password-9' })).statusCode).toBe(201);
+    const [squatToken] = await readMailbox(t.config.dataDir, email);
+    const realNow = Date.now();
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'queueMicrotask', 'hrtime', 'performance'], now: realNow + 25 * 3600_000 });
+    try {
+      expect((await post('/api/v1/identity/registrations', registration(email))).statusCode).toBe(201);
+      const deliveries = await readMailbox(t.config.dataDir, email);
+      expect(deliveries).toHaveLength(2);
+      expect((await post('/api/v1/identity/activations', { token: squatToken.token })).statusCode).toBe(422);
+      expect((await post('/api/v1/identity/activations', { token: deliveries[1].token })).statusCode).toBe(200);
+      expect((await post('/api/v1/auth/sessions', { email, password: PASSWORD })).statusCode).toBe(201);
+      expect((await post('/api/v1/auth/sessions', { email, password: 'Squatters-Password-9' })).statusCode).toBe(401);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
+
+describe('revocation does not wait for the read model', () => {
+  it('refuses a logged-out token at once, even when the logout answered before the projections caught up', async () => {
+    const t = await startTestApp({ READ_YOUR_WRITES_TIMEOUT_MS: '0' });
+    try {
+      const email = `fast-${hex32().slice(0, 10)}@example.com`;
+      const reg = { account_type: 'personal', first_name: 'A', last_name: 'B', email, password: 'Correct-Horse-42-Battery', terms: { version: '1', accepted: true } };
+      await t.app.inject({ method: 'POST', url: '/api/v1/identity/registrations', payload: reg });
+      const [d] = await readMailbox(t.config.dataDir, email);
+      await t.app.inject({ method: 'POST', url: '/api/v1/identity/activations', payload: { token: d.token } });
+      let login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sessions', payload: { email, password: reg.password } });
+      for (let i = 0; i < 50 && login.statusCode !== 201; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sessions', payload: { email, password: reg.password } });
+      }
+      const { access_token, session_id } = login.json();
+      const auth = { authorization: `Bearer ${access_token}` };
+      let ok = await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: auth });
+      for (let i = 0; i < 50 && ok.statusCode !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        ok = await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: auth });
+      }
+      expect(ok.statusCode).toBe(200);
+      const logout = await t.app.inject({ method: 'DELETE', url: `/api/v1/auth/sessions/${session_id}`, headers: auth });
+      expect([200, 202]).toContain(logout.statusCode);
+      expect((await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: auth })).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -22,7 +22,7 @@ export const authenticationProfiles = (sessionTtlSeconds: number) => ({
   agent_integration: {
     errorEnvelope: 'Every error is {"success": false, "error": {code, message, request_id, retryable, details[{field, issue}], current_version?}} with an HTTP status fixed by the code.',
     pagination: 'Lists take limit and an opaque cursor and answer next_cursor (nextCursor where the schema spells it so), absent on the last page.',
-    idempotency: 'Every POST accepts Idempotency-Key; the same key and body within 24 hours replays the first response with Idempotent-Replay: true, another body is 409 IDEMPOTENCY_KEY_REUSED.',
+    idempotency: 'POSTs accept Idempotency-Key: the same key and body within the retention period (24 hours by default) replays the first response with Idempotent-Replay: true, another body is 409 IDEMPOTENCY_KEY_REUSED; responses carrying secrets (sign-in, step-up, authenticator enrollment) are never retained, so there the key is ignored.',
     requestSigning: 'Requests are not signed; authenticate with the bearer token and, for sensitive operations, a one-use step-up token.',
     retryPolicy: 'Retry only errors with retryable: true (429 after Retry-After, 503), with the same Idempotency-Key so nothing happens twice.',
     decimalPolicy: 'Amounts, prices and quantities are decimal strings such as "10.50"; a JSON number in their place is 400 VALIDATION_FAILED.',

@@ -10,7 +10,8 @@ import { PlatformError } from '../../platform/errors';
 import { StepUpRequired, type Principal, type PrincipalResolver, type StepUpVerifier } from '../../platform/auth/principal';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { oneUseTokenDecider, TokenRefused } from './domain/access';
-import { tokenStream } from './domain/identity.constants';
+import { sessionStream, tokenStream } from './domain/identity.constants';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
 import { PasswordHasher } from './security/password-hasher';
 import { loadOrCreateKey, SecretBox } from './security/secret-box';
 import { hashToken, normalizeRecoveryCode } from './security/tokens';
@@ -45,10 +46,16 @@ interface PrincipalRow {
   platform_role: 'ADMIN' | null;
 }
 
-/** Live session by token hash: active, not expired, on an active account. */
+/**
+ * Live session by token hash: active, not expired, on an active account. The session's own stream has the last word
+ * on revocation, so a logout holds at once even when the read model lags behind.
+ */
 @Injectable()
 export class SessionPrincipalResolver implements PrincipalResolver {
-  constructor(private readonly db: ReadModelDatabase) {}
+  constructor(
+    private readonly db: ReadModelDatabase,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
 
   async resolve(tokenHash: string): Promise<Principal | null> {
     const rows: PrincipalRow[] = await this.db.reader.query(
@@ -61,6 +68,8 @@ export class SessionPrincipalResolver implements PrincipalResolver {
     );
     const row = rows[0];
     if (!row || Date.parse(row.expires_at) <= Date.now()) return null;
+    const [last] = await this.store.readStream(sessionStream(row.session_id), { direction: 'backwards', maxCount: 1 });
+    if (!last || last.type === 'SessionRevoked') return null;
     return { session_id: row.session_id, profile_uuid: row.profile_uuid, tenant_uuid: row.tenant_uuid, platform_role: row.platform_role ?? null };
   }
 }

@@ -92,11 +92,17 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       const claim = await this.commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
       const owner = claim.state.owner!;
       const existing = await this.commands.load(accountStream(owner), accountDecider);
-      if (existing.state.status !== 'NONE') {
+      const abandoned = existing.state.status === 'PENDING_ACTIVATION' && existing.state.activation !== null && Date.parse(existing.state.activation.expires_at) <= Date.now();
+      if (abandoned) {
+        // A registration never activated within 24 h holds the address no longer: nobody can squat on it.
+        await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: owner });
+        await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid });
+      } else if (existing.state.status !== 'NONE') {
         await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
         return uniform;
+      } else {
+        profile_uuid = owner; // an earlier attempt claimed the address and stopped before the account: finish it
       }
-      profile_uuid = owner; // an earlier attempt claimed the address and stopped before the account: finish it
     }
 
     const token = platformRole === 'ADMIN' ? null : newToken('hcat_');

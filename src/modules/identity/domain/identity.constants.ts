@@ -10,7 +10,7 @@ export const STEP_UP_PURPOSES = ['MERCHANT_PROFILE_ACTIVATION', 'COMMERCE_INVOIC
 export type StepUpPurpose = (typeof STEP_UP_PURPOSES)[number];
 
 export const accountStream = (profileUuid: string): string => `identity-account-${profileUuid}`;
-/** One stream per (tenant, email): appending its first event with no_stream is the uniqueness check. */
+/** One stream per email address, platform-wide (sign-in takes no tenant): claiming it is the uniqueness check. */
 export const emailClaimStream = (emailKey: string): string => `identity-email-${emailKey}`;
 export const sessionStream = (sessionId: string): string => `identity-session-${sessionId}`;
 /** One-use tokens live in a stream named by their hash: consuming is appending at revision 0, so it happens once. */
