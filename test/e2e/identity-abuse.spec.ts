@@ -71,6 +71,20 @@ describe('identity under abuse', () => {
     expect(retry.statusCode).toBe(400);
   });
 
+  it('needs the current password to move the account to another address', async () => {
+    const email = await activeAccount();
+    const from = ip();
+    const login = await post('/api/v1/auth/sessions', { email, password: PASSWORD }, from);
+    const auth = { authorization: `Bearer ${login.json().access_token}` };
+    const change = (current_password?: string) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/identity/contact-changes', headers: auth, remoteAddress: from, payload: { contact_type: 'email', value: `moved-${hex32().slice(0, 8)}@example.com`, ...(current_password ? { current_password } : {}) } });
+    expect((await change()).statusCode).toBe(400);
+    const wrong = await change('Not-The-Password-1');
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.json().error.details).toEqual([{ field: 'current_password', issue: 'incorrect' }]);
+    expect((await change(PASSWORD)).statusCode).toBe(201);
+  });
+
   it('lets a registration never activated within 24 h be replaced, so nobody can squat on an address', async () => {
     const email = `squat-${hex32().slice(0, 10)}@example.com`;
     expect((await post('/api/v1/identity/registrations', { ...registration(email), password: 'Squatters-Password-9' })).statusCode).toBe(201);

@@ -462,7 +462,7 @@ describe('identity security (e2e)', () => {
     it('changes the email through a token sent to the new address, revoking sessions', async () => {
       const a = await c.newAccount('contact');
       const newEmail = uniqueEmail('renamed');
-      const r = await c.post('/api/v1/identity/contact-changes', { contact_type: 'email', value: newEmail.toUpperCase() }, a.token, a.ip);
+      const r = await c.post('/api/v1/identity/contact-changes', { current_password: a.password, contact_type: 'email', value: newEmail.toUpperCase() }, a.token, a.ip);
       expect(r.statusCode).toBe(201);
       const receipt = r.json();
       expect(receipt).toEqual({
@@ -517,11 +517,11 @@ describe('identity security (e2e)', () => {
 
       // Phone: E.164, delivered by sms to the number's mailbox.
       const phone = '+491511234567';
-      const bad = await c.post('/api/v1/identity/contact-changes', { contact_type: 'phone', value: '0151-1234567' }, s.token, a.ip);
+      const bad = await c.post('/api/v1/identity/contact-changes', { current_password: a.password, contact_type: 'phone', value: '0151-1234567' }, s.token, a.ip);
       expect(bad.statusCode).toBe(400);
       expectEnvelope(bad.json(), 'VALIDATION_FAILED');
       expect(bad.json().error.details.map((d: { field: string }) => d.field)).toContain('value');
-      const pr = await c.post('/api/v1/identity/contact-changes', { contact_type: 'phone', value: phone }, s.token, a.ip);
+      const pr = await c.post('/api/v1/identity/contact-changes', { current_password: a.password, contact_type: 'phone', value: phone }, s.token, a.ip);
       expect(pr.statusCode).toBe(201);
       expect(pr.json()).toMatchObject({ contact_type: 'phone', delivery_channel: 'sms', sessions_revoked: false });
       expect(pr.json().target_hint).not.toContain(phone);
@@ -540,7 +540,7 @@ describe('identity security (e2e)', () => {
     it('refuses malformed values and an address another account uses', async () => {
       const a = await c.newAccount('contact-bad');
       const b = await c.newAccount('contact-taken');
-      const taken = await c.post('/api/v1/identity/contact-changes', { contact_type: 'email', value: b.email }, a.token, a.ip);
+      const taken = await c.post('/api/v1/identity/contact-changes', { current_password: a.password, contact_type: 'email', value: b.email }, a.token, a.ip);
       expect(taken.statusCode).toBe(409);
       expectEnvelope(taken.json(), 'STATE_CONFLICT');
       expect(await readMailbox(t.config.dataDir, b.email)).toHaveLength(1); // only b's activation
@@ -551,7 +551,7 @@ describe('identity security (e2e)', () => {
         { contact_type: 'phone', value: '+49 151' },
         { contact_type: 'email' },
       ]) {
-        const r = await c.post('/api/v1/identity/contact-changes', body, a.token, a.ip);
+        const r = await c.post('/api/v1/identity/contact-changes', { current_password: a.password, ...body }, a.token, a.ip);
         expect(r.statusCode).toBe(400);
         expectEnvelope(r.json(), 'VALIDATION_FAILED');
       }
@@ -851,7 +851,7 @@ describe('identity security (e2e)', () => {
     // Changing the email to the current one is refused; the address stays claimed by the account.
     it('changing the email to the current address keeps it claimed by the account', async () => {
       const a = await c.newAccount('self-change');
-      const r = await c.post('/api/v1/identity/contact-changes', { contact_type: 'email', value: a.email }, a.token, a.ip);
+      const r = await c.post('/api/v1/identity/contact-changes', { current_password: a.password, contact_type: 'email', value: a.email }, a.token, a.ip);
       if (r.statusCode === 201) {
         const { token } = await c.lastToken(a.email, 'CONTACT_CHANGE');
         await c.post('/api/v1/identity/contact-changes/confirm', { token }, undefined, a.ip);
@@ -869,8 +869,8 @@ describe('identity security (e2e)', () => {
       const a = await c.newAccount('squatter');
       const mine = uniqueEmail('mine');
       const victim = uniqueEmail('victim');
-      expect((await c.post('/api/v1/identity/contact-changes', { contact_type: 'email', value: mine }, a.token, a.ip)).statusCode).toBe(201);
-      expect((await c.post('/api/v1/identity/contact-changes', { contact_type: 'email', value: victim }, a.token, a.ip)).statusCode).toBe(201);
+      expect((await c.post('/api/v1/identity/contact-changes', { current_password: a.password, contact_type: 'email', value: mine }, a.token, a.ip)).statusCode).toBe(201);
+      expect((await c.post('/api/v1/identity/contact-changes', { current_password: a.password, contact_type: 'email', value: victim }, a.token, a.ip)).statusCode).toBe(201);
       const { token } = await c.lastToken(mine, 'CONTACT_CHANGE');
       const stale = await c.post('/api/v1/identity/contact-changes/confirm', { token }, undefined, a.ip);
       expect(stale.statusCode).toBeGreaterThanOrEqual(400);

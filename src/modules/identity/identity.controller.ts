@@ -144,7 +144,7 @@ export class IdentityController {
 
   @Post('identity/contact-changes')
   requestContactChange(@Body() body: ContactChangeRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new RequestContactChange(principal, body.contact_type, body.value));
+    return this.commandBus.execute(new RequestContactChange(principal, body.contact_type, body.value, body.current_password));
   }
 
   @Public()

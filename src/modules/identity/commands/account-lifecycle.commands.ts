@@ -11,6 +11,7 @@ import { accountDecider, type AccountState } from '../domain/account';
 import { tenantDecider, workspaceDecider } from '../domain/access';
 import { accountStream, tenantStream, workspaceStream } from '../domain/identity.constants';
 import { IdentityCrypto, LoginThrottle, StepUpService } from '../identity.services';
+import { reauthenticate } from './identity.commands';
 
 export interface AccountClosure {
   request_uuid: string;
@@ -72,15 +73,7 @@ export class RequestAccountClosureHandler implements ICommandHandler<RequestAcco
     if (state.closure?.status === 'SCHEDULED') throw new PlatformError('STATE_CONFLICT', 'A closure is already scheduled.');
     // Re-authentication only: the password is compared with the stored hash, never echoed or stored, and guesses
     // count against the same throttle as sign-in.
-    await this.throttle.attempt(`account:${state.email}`, [], async () => {
-      if (!(await this.crypto.passwords.verify(c.current_password, state.password_hash))) {
-        throw new PlatformError('UNAUTHENTICATED', 'The current password is not correct.', { details: [{ field: 'current_password', issue: 'incorrect' }] });
-      }
-    }).catch((error: unknown) => {
-      // The closure answers 403: the caller is signed in, the re-authentication failed.
-      if (error instanceof PlatformError && error.code === 'UNAUTHENTICATED') throw new PlatformError('FORBIDDEN', error.message, { details: error.details });
-      throw error;
-    });
+    await reauthenticate(this.throttle, this.crypto, state, c.current_password);
     if (c.step_up_token !== undefined) await this.stepUp.consume(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
     const outcome = await this.commands.execute(stream, accountDecider, {
       kind: 'RequestClosure',

@@ -217,6 +217,20 @@ async function authenticate(
   });
 }
 
+/** The signed-in caller proves the password again (throttled like sign-in); a wrong one is 403. */
+export async function reauthenticate(throttle: LoginThrottle, crypto: IdentityCrypto, account: AccountState, password: string): Promise<void> {
+  await throttle
+    .attempt(`account:${account.email}`, [], async () => {
+      if (!(await crypto.passwords.verify(password, account.password_hash))) {
+        throw new PlatformError('UNAUTHENTICATED', 'The current password is not correct.', { details: [{ field: 'current_password', issue: 'incorrect' }] });
+      }
+    })
+    .catch((error: unknown) => {
+      if (error instanceof PlatformError && error.code === 'UNAUTHENTICATED') throw new PlatformError('FORBIDDEN', error.message, { details: error.details });
+      throw error;
+    });
+}
+
 @CommandHandler(StartSession)
 export class StartSessionHandler implements ICommandHandler<StartSession, SessionGrant> {
   constructor(
@@ -402,22 +416,25 @@ const E164 = /^\+[1-9]\d{6,14}$/;
 const EMAIL = /^[^\s@<>(),;:"[\]\\]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}$/;
 
 export class RequestContactChange {
-  constructor(readonly principal: Principal, readonly contact_type: ContactType, readonly value: string) {}
+  constructor(readonly principal: Principal, readonly contact_type: ContactType, readonly value: string, readonly current_password: string) {}
 }
 
 @CommandHandler(RequestContactChange)
 export class RequestContactChangeHandler implements ICommandHandler<RequestContactChange> {
   constructor(
     private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+    private readonly throttle: LoginThrottle,
     @Inject(DELIVERY_PORT) private readonly delivery: DeliveryPort,
   ) {}
 
-  async execute({ principal, contact_type, value }: RequestContactChange): Promise<object> {
+  async execute({ principal, contact_type, value, current_password }: RequestContactChange): Promise<object> {
     const target = contact_type === 'email' ? value.trim().toLowerCase() : value.trim();
     if (!(contact_type === 'email' ? EMAIL : E164).test(target)) {
       throw new ValidationFailed('The new contact is malformed.', [{ field: 'value', issue: contact_type === 'email' ? 'must be an email address' : 'must be an E.164 phone number such as +491511234567' }]);
     }
     const { state: account } = await this.commands.load(accountStream(principal.profile_uuid), accountDecider);
+    await reauthenticate(this.throttle, this.crypto, account, current_password);
     if ((contact_type === 'email' ? account.email : account.phone) === target) {
       throw new PlatformError('RULE_VIOLATION', 'This is already the account\'s contact.', { details: [{ field: 'value', issue: 'equals the current contact' }] });
     }

@@ -102,6 +102,10 @@ export class AuthenticatorDisableRequest {
 }
 
 export class ContactChangeRequest {
+  /** Re-authentication: a stolen bearer token alone must not move the account to another address. */
+  @ApiProperty() @IsString() @MaxLength(1024)
+  current_password!: string;
+
   @ApiProperty({ enum: ['email', 'phone'] }) @IsIn(['email', 'phone'])
   contact_type!: 'email' | 'phone';
 
