@@ -35,6 +35,7 @@ import {
   ListAuthenticationEventsHandler,
   ListDueClosures,
   ListDueClosuresHandler,
+  GetWorkspaceMembershipHandler,
   ListTenantAuthoritiesHandler,
   ListWorkspacesHandler,
 } from './queries/identity.queries';
@@ -74,6 +75,7 @@ import {
     GetActiveWorkspaceHandler,
     ListTenantAuthoritiesHandler,
     ListDueClosuresHandler,
+    GetWorkspaceMembershipHandler,
   ],
   exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER],
 })

@@ -1,6 +1,7 @@
 /** Account closure, tenants and their authorities, workspaces and the active workspace. */
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, QueryBus, type ICommandHandler } from '@nestjs/cqrs';
+import { GetWorkspaceMembership } from '../queries/identity.queries';
 import type { Principal } from '../../../platform/auth/principal';
 import { CommandExecutor } from '../../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/platform-config';
@@ -191,20 +192,13 @@ export class SelectActiveWorkspace {
 export class SelectActiveWorkspaceHandler implements ICommandHandler<SelectActiveWorkspace> {
   constructor(
     private readonly commands: CommandExecutor,
-    private readonly db: ReadModelDatabase,
+    private readonly queries: QueryBus,
   ) {}
 
   async execute({ principal, workspace_id }: SelectActiveWorkspace): Promise<object> {
-    const rows = await this.db.reader.query(
-      this.db.sql(
-        `SELECT w.workspace_uuid, w.tenant_uuid, w.name, m.role, w.created_at FROM identity_workspaces w
-         JOIN identity_workspace_members m ON m.workspace_uuid = w.workspace_uuid WHERE w.workspace_uuid = ? AND m.profile_uuid = ?`,
-      ),
-      [workspace_id, principal.profile_uuid],
-    );
-    if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such workspace.');
+    const workspace = await this.queries.execute(new GetWorkspaceMembership(principal, workspace_id));
+    if (!workspace) throw new PlatformError('NOT_FOUND', 'No such workspace.');
     await this.commands.execute(accountStream(principal.profile_uuid), accountDecider, { kind: 'SelectActiveWorkspace', workspace_id });
-    const w = rows[0];
-    return { workspace: { workspace_id: w.workspace_uuid, tenant_uuid: w.tenant_uuid, name: w.name, role: w.role, created: w.created_at } };
+    return { workspace };
   }
 }

@@ -97,6 +97,21 @@ export class ListWorkspacesHandler implements IQueryHandler<ListWorkspaces> {
   }
 }
 
+/** The caller's membership of one workspace, or null: another profile's workspace does not exist for the caller. */
+export class GetWorkspaceMembership {
+  constructor(readonly principal: Principal, readonly workspace_id: string) {}
+}
+
+@QueryHandler(GetWorkspaceMembership)
+export class GetWorkspaceMembershipHandler implements IQueryHandler<GetWorkspaceMembership, WorkspaceView | null> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, workspace_id }: GetWorkspaceMembership): Promise<WorkspaceView | null> {
+    const rows = await this.db.reader.query(this.db.sql(`${WORKSPACES_OF} AND w.workspace_uuid = ?`), [principal.profile_uuid, workspace_id]);
+    return rows.length ? toWorkspace(rows[0]) : null;
+  }
+}
+
 export class GetActiveWorkspace {
   constructor(readonly principal: Principal) {}
 }
