@@ -7,5 +7,6 @@ import { identityAccountsReadModel } from './identity-accounts/identity-accounts
 import { identityAuthEventsReadModel } from './identity-auth-events/identity-auth-events.read-model';
 import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
 import { identityTenancyReadModel } from './identity-tenancy/identity-tenancy.read-model';
+import { tradingMarketsReadModel } from './trading-markets/trading-markets.read-model';
 
-export const READ_MODELS: ReadModelDefinition[] = [identityAccountsReadModel, identitySessionsReadModel, identityAuthEventsReadModel, identityTenancyReadModel];
+export const READ_MODELS: ReadModelDefinition[] = [identityAccountsReadModel, identitySessionsReadModel, identityAuthEventsReadModel, identityTenancyReadModel, tradingMarketsReadModel];

@@ -54,8 +54,14 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'api/v1/openapi.json', raw: ['json'] });
 
   app.enableShutdownHooks();
-  await app.init();
-  await fastify.ready();
+  try {
+    await app.init();
+    await fastify.ready();
+  } catch (error) {
+    // A failed start (bad ADMIN_PASSWORD, unreachable store…) must not leave projections and timers running.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }
 

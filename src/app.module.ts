@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { IdentityModule } from './modules/identity/identity.module';
+import { TradingModule } from './modules/trading/trading.module';
 import { PlatformAuthGuard } from './platform/auth/auth.guard';
 import { LoggerModule } from 'nestjs-pino';
 import { READ_MODELS } from '../projections';
@@ -20,7 +21,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule];
 
 @Module({})
 export class AppModule {

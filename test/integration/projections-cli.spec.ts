@@ -11,7 +11,7 @@ describe('projections CLI', () => {
   it('lists projections and rebuilds one to the same rows', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
     try {
-      const server = await startTestApp({ DATA_DIR: dataDir });
+      const server = await startTestApp({ DATA_DIR: dataDir, SEED_MARKETS: 'false' });
       for (let i = 0; i < 4; i++) {
         const open = await server.app.inject({ method: 'POST', url: '/api/v1/test-ledgers', payload: { owner: `o${i}` } });
         await server.app.inject({ method: 'POST', url: `/api/v1/test-ledgers/${open.json().ledger_id}/credits`, payload: { amount: String(10 * (i + 1)) } });
@@ -31,7 +31,7 @@ describe('projections CLI', () => {
       expect(await runProjectionsCli(['rebuild', 'nope'], config, [testLedgerReadModel], io)).toBe(2);
       expect(await runProjectionsCli(['explode'], config, [testLedgerReadModel], io)).toBe(2);
 
-      const again = await startTestApp({ DATA_DIR: dataDir });
+      const again = await startTestApp({ DATA_DIR: dataDir, SEED_MARKETS: 'false' });
       const after = (await again.app.inject({ method: 'GET', url: '/api/v1/test-ledgers?limit=100' })).json().items;
       await again.close();
       expect(after).toEqual(before);

@@ -28,6 +28,7 @@ import {
   StartSessionHandler,
 } from './commands/identity.commands';
 import { IdentityController } from './identity.controller';
+import { passwordPolicyIssues } from './security/password-policy';
 import { IdentityCrypto, LoginThrottle, SessionPrincipalResolver, StepUpService } from './identity.services';
 import {
   GetAccountHandler,
@@ -117,6 +118,8 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
     let owner = claim.state.owner;
     const account = owner ? await this.commands.load(accountStream(owner), accountDecider) : null;
     if (!owner || account?.state.status === 'NONE') {
+      const issues = passwordPolicyIssues(adminPassword, email);
+      if (issues.length > 0) throw new Error(`ADMIN_PASSWORD does not meet the password policy: ${issues.join('; ')}`);
       await this.commandBus.execute(
         new RegisterAccount(
           { account_type: 'personal', email, first_name: 'Platform', last_name: 'Administrator', password: adminPassword, terms: { version: 'bootstrap', accepted: true } },

@@ -83,6 +83,9 @@ export class EnvironmentVariables {
 
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PLATFORM_SECRET_KEY must be 32 bytes, base64' })
   PLATFORM_SECRET_KEY?: string;
+
+  @Transform(toBool) @IsBoolean()
+  SEED_MARKETS = true;
 }
 
 export interface PlatformConfig {
@@ -110,6 +113,7 @@ export interface PlatformConfig {
   passwordHashCost: number;
   identitySecretKey?: string;
   platformSecretKey?: string;
+  seedMarkets: boolean;
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -154,6 +158,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     passwordHashCost: env.PASSWORD_HASH_COST,
     identitySecretKey: env.IDENTITY_SECRET_KEY,
     platformSecretKey: env.PLATFORM_SECRET_KEY,
+    seedMarkets: env.SEED_MARKETS,
   };
 }
 

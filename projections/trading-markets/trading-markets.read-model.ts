@@ -1,0 +1,106 @@
+/** Markets as the MTF endpoints list them. */
+import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import type { Projector } from '../../src/platform/projections/projector';
+import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+
+export interface MarketRow {
+  market_uuid: string;
+  market_id: number;
+  market_symbol: string;
+  instrument_isin: string;
+  market_type: string;
+  contract_size: string;
+  mininum_quantity: string;
+  minimum_execution_quantity: string;
+  operating_mic: string;
+  segment_mic: string;
+  price_currency: string;
+  quote_currency: string;
+  base_currency: string;
+  tick_size: string;
+  is_suspended: number;
+  is_cancel_only: number;
+  is_maker_only: number;
+  version: number;
+  updated_at: string;
+}
+
+export class TradingMarkets1764000002000 implements MigrationInterface {
+  name = 'TradingMarkets1764000002000';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length = '64') => ({ name, type: 'varchar', length });
+    await q.createTable(
+      new Table({
+        name: 'mtf_markets',
+        columns: [
+          { name: 'market_uuid', type: 'varchar', length: '32', isPrimary: true },
+          { name: 'market_id', type: 'integer', isUnique: true },
+          text('market_symbol'),
+          text('instrument_isin'),
+          text('market_type', '16'),
+          text('contract_size', '48'),
+          text('mininum_quantity', '48'),
+          text('minimum_execution_quantity', '48'),
+          text('operating_mic', '8'),
+          text('segment_mic', '8'),
+          text('price_currency', '16'),
+          text('quote_currency', '16'),
+          text('base_currency', '16'),
+          text('tick_size', '48'),
+          { name: 'is_suspended', type: 'integer' },
+          { name: 'is_cancel_only', type: 'integer' },
+          { name: 'is_maker_only', type: 'integer' },
+          { name: 'version', type: 'integer' },
+          text('updated_at', '40'),
+        ],
+        indices: [{ name: 'idx_mtf_markets_symbol', columnNames: ['market_symbol'], isUnique: true }],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('mtf_markets');
+  }
+}
+
+const flag = (v: unknown): number => (v ? 1 : 0);
+
+export class TradingMarketsProjector implements Projector {
+  readonly name = 'trading-markets';
+  readonly handles = ['MarketCreated', 'MarketFlagsChanged'] as const;
+
+  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const d = event.data as Record<string, string | number | boolean>;
+    if (event.type === 'MarketCreated') {
+      await tx.query(
+        portableSql(
+          tx,
+          `INSERT INTO mtf_markets (market_uuid, market_id, market_symbol, instrument_isin, market_type, contract_size, mininum_quantity, minimum_execution_quantity,
+             operating_mic, segment_mic, price_currency, quote_currency, base_currency, tick_size, is_suspended, is_cancel_only, is_maker_only, version, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ),
+        [
+          d.market_uuid, d.market_id, d.market_symbol, d.instrument_isin, d.market_type, d.contract_size, d.mininum_quantity, d.minimum_execution_quantity,
+          d.operating_mic, d.segment_mic, d.price_currency, d.quote_currency, d.base_currency, d.tick_size, flag(d.is_suspended), flag(d.is_cancel_only), flag(d.is_maker_only),
+          Number(event.revision), event.occurred_at,
+        ],
+      );
+      return;
+    }
+    await tx.query(portableSql(tx, 'UPDATE mtf_markets SET is_suspended = ?, is_cancel_only = ?, is_maker_only = ?, version = ?, updated_at = ? WHERE market_uuid = ?'), [
+      flag(d.is_suspended), flag(d.is_cancel_only), flag(d.is_maker_only), Number(event.revision), event.occurred_at, event.stream.slice('mtf-market-'.length),
+    ]);
+  }
+
+  async reset(tx: EntityManager): Promise<void> {
+    await tx.query('DELETE FROM mtf_markets');
+  }
+}
+
+export const tradingMarketsReadModel: ReadModelDefinition = {
+  name: 'trading-markets',
+  entities: [],
+  migrations: [TradingMarkets1764000002000],
+  projector: TradingMarketsProjector,
+};

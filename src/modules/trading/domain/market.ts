@@ -1,0 +1,85 @@
+/**
+ * Markets: a registry stream hands out market ids and keeps symbols unique; each market's own stream holds its
+ * definition and its admin flags (suspended, cancel-only, maker-only). Pure decide/evolve.
+ */
+import type { Decider } from '../../../platform/command/decider';
+import { PlatformError, StateConflict } from '../../../platform/errors';
+
+export const MARKET_REGISTRY_STREAM = 'mtf-market-registry';
+export const marketStream = (marketUuid: string): string => `mtf-market-${marketUuid}`;
+
+export type MarketRegistryEvent = { type: 'MarketListed'; data: { market_id: number; market_uuid: string; market_symbol: string } };
+export interface MarketRegistryState {
+  count: number;
+  symbols: Record<string, string>;
+}
+
+export const marketRegistryDecider: Decider<{ market_uuid: string; market_symbol: string }, MarketRegistryState, MarketRegistryEvent> = {
+  initialState: () => ({ count: 0, symbols: {} }),
+  evolve: (s, e) => ({ count: Math.max(s.count, e.data.market_id), symbols: { ...s.symbols, [e.data.market_symbol]: e.data.market_uuid } }),
+  decide: (c, s) => {
+    if (s.symbols[c.market_symbol]) throw new StateConflict(`Market ${c.market_symbol} exists.`);
+    return [{ type: 'MarketListed', data: { market_id: s.count + 1, market_uuid: c.market_uuid, market_symbol: c.market_symbol } }];
+  },
+};
+
+export interface MarketDefinition {
+  market_uuid: string;
+  market_id: number;
+  market_symbol: string;
+  instrument_isin: string;
+  market_type: 'PERPETUAL';
+  /** Decimal strings: exact in the domain, rendered as JSON numbers on the seeds' Market record. */
+  contract_size: string;
+  mininum_quantity: string;
+  minimum_execution_quantity: string;
+  operating_mic: string;
+  segment_mic: string;
+  price_currency: string;
+  quote_currency: string;
+  base_currency: string;
+  /** Smallest price increment (decimal string); orders' limit prices must be multiples of it. */
+  tick_size: string;
+}
+
+export interface MarketFlags {
+  is_suspended: boolean;
+  is_cancel_only: boolean;
+  is_maker_only: boolean;
+}
+
+export type MarketEvent =
+  | { type: 'MarketCreated'; data: MarketDefinition & MarketFlags }
+  | { type: 'MarketFlagsChanged'; data: MarketFlags };
+
+export interface MarketState {
+  definition: MarketDefinition | null;
+  flags: MarketFlags;
+}
+
+export type MarketCommand = { kind: 'CreateMarket'; definition: MarketDefinition } | { kind: 'ChangeMarketFlags'; flags: Partial<MarketFlags> };
+
+export const marketDecider: Decider<MarketCommand, MarketState, MarketEvent> = {
+  initialState: () => ({ definition: null, flags: { is_suspended: false, is_cancel_only: false, is_maker_only: false } }),
+  evolve: (s, e) => {
+    if (e.type === 'MarketCreated') {
+      const { is_suspended, is_cancel_only, is_maker_only, ...definition } = e.data;
+      return { definition, flags: { is_suspended, is_cancel_only, is_maker_only } };
+    }
+    return { ...s, flags: e.data };
+  },
+  decide: (c, s) => {
+    if (c.kind === 'CreateMarket') {
+      if (s.definition) throw new StateConflict('The market exists.');
+      return [{ type: 'MarketCreated', data: { ...c.definition, is_suspended: false, is_cancel_only: false, is_maker_only: false } }];
+    }
+    if (!s.definition) throw new PlatformError('NOT_FOUND', 'No such market.');
+    const flags: MarketFlags = {
+      is_suspended: c.flags.is_suspended ?? s.flags.is_suspended,
+      is_cancel_only: c.flags.is_cancel_only ?? s.flags.is_cancel_only,
+      is_maker_only: c.flags.is_maker_only ?? s.flags.is_maker_only,
+    };
+    if (flags.is_suspended === s.flags.is_suspended && flags.is_cancel_only === s.flags.is_cancel_only && flags.is_maker_only === s.flags.is_maker_only) return [];
+    return [{ type: 'MarketFlagsChanged', data: flags }];
+  },
+};

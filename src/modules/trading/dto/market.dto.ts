@@ -1,0 +1,56 @@
+/** Admin requests on markets (ours: the seeds give the Market record, not its creation request). */
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsOptional, Matches } from 'class-validator';
+import { IsDecimalString, NoExtraFields } from '../../../platform/http/validation';
+
+export class CreateMarketRequest {
+  @ApiProperty({ example: 'BTC-PERP' }) @Matches(/^[A-Z0-9][A-Z0-9-]{1,31}$/, { message: 'market_symbol must be 2-32 upper-case letters, digits and dashes' })
+  market_symbol!: string;
+
+  @ApiProperty({ example: 'XF0000BTC001' }) @Matches(/^[A-Z]{2}[A-Z0-9]{9}[0-9]$/, { message: 'instrument_isin must be an ISIN (12 characters)' })
+  instrument_isin!: string;
+
+  @ApiProperty({ example: '0.001' }) @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  contract_size!: string;
+
+  @ApiProperty({ example: '0.001' }) @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  mininum_quantity!: string;
+
+  @ApiProperty({ example: '0.001' }) @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  minimum_execution_quantity!: string;
+
+  @ApiProperty({ example: '0.5' }) @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  tick_size!: string;
+
+  @ApiProperty({ example: 'XMTF' }) @Matches(/^[A-Z0-9]{4}$/, { message: 'operating_mic must be a 4-character MIC' })
+  operating_mic!: string;
+
+  @ApiProperty({ example: 'XMTS' }) @Matches(/^[A-Z0-9]{4}$/, { message: 'segment_mic must be a 4-character MIC' })
+  segment_mic!: string;
+
+  @ApiProperty({ example: 'USD' }) @Matches(/^[A-Z]{3,5}$/, { message: 'price_currency must be 3-5 upper-case letters' })
+  price_currency!: string;
+
+  @ApiProperty({ example: 'USD' }) @Matches(/^[A-Z]{3,5}$/, { message: 'quote_currency must be 3-5 upper-case letters' })
+  quote_currency!: string;
+
+  @ApiProperty({ example: 'BTC' }) @Matches(/^[A-Z0-9]{2,10}$/, { message: 'base_currency must be 2-10 upper-case letters or digits' })
+  base_currency!: string;
+}
+
+@NoExtraFields()
+export class ChangeMarketFlagsRequest {
+  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+  is_suspended?: boolean;
+
+  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+  is_cancel_only?: boolean;
+
+  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+  is_maker_only?: boolean;
+}
+
+export class MarketParam {
+  @Matches(/^[0-9a-f]{32}$/, { message: 'market_uuid must be 32 lowercase hex characters' })
+  market_uuid!: string;
+}

@@ -1,0 +1,31 @@
+/** Order-book trading (MTF): markets now; orders, the matching engine and cancellation land next. */
+import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { Logger } from 'nestjs-pino';
+import { CommandExecutor } from '../../platform/command/command-executor';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { MARKET_REGISTRY_STREAM, marketRegistryDecider } from './domain/market';
+import { ChangeMarketFlagsHandler, CreateMarket, CreateMarketHandler, DEMO_MARKETS, ListMarketsHandler } from './markets';
+import { MtfController } from './trading.controller';
+
+@Module({
+  controllers: [MtfController],
+  providers: [CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler],
+})
+export class TradingModule implements OnApplicationBootstrap {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly commands: CommandExecutor,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  /** On the first start of an empty store, a few demo perpetual markets, so a newcomer sees a working exchange. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.seedMarkets) return;
+    const { version } = await this.commands.load(MARKET_REGISTRY_STREAM, marketRegistryDecider);
+    if (version !== null) return;
+    for (const market of DEMO_MARKETS) await this.commandBus.execute(new CreateMarket(null, market));
+    this.logger.log({ markets: DEMO_MARKETS.map((m) => m.market_symbol) }, 'demo markets seeded');
+  }
+}
