@@ -1,0 +1,112 @@
+/**
+ * Matching-engine benchmark: the platform's engine core (src/modules/trading/engine) against the npm package
+ * nodejs-order-book on the same generated order flow in the same run — 10% cancels, 15% market orders, 60% limit
+ * orders that rest, 15% limit orders that cross. Prints both rates and the ratio (target ≥ 1.0×).
+ */
+import { OrderBook as ReferenceBook } from 'nodejs-order-book';
+import { cancel, match, OrderBook, type IncomingOrder } from '../../src/modules/trading/engine';
+
+type Op = { kind: 'cancel'; id: string } | { kind: 'market'; id: string; side: 'buy' | 'sell'; size: number } | { kind: 'limit'; id: string; side: 'buy' | 'sell'; size: number; price: number };
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function generate(n: number, seed: number): Op[] {
+  const rnd = prng(seed);
+  const ops: Op[] = [];
+  const live: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rnd();
+    if (r < 0.1 && live.length > 0) {
+      const j = Math.floor(rnd() * live.length);
+      ops.push({ kind: 'cancel', id: live[j] });
+      live[j] = live[live.length - 1];
+      live.pop();
+      continue;
+    }
+    const side = rnd() < 0.5 ? 'buy' : 'sell';
+    const size = 1 + Math.floor(rnd() * 100);
+    if (r < 0.25) {
+      ops.push({ kind: 'market', id: `o${i}`, side, size });
+      continue;
+    }
+    const resting = r < 0.85;
+    const offset = 1 + Math.floor(rnd() * 50);
+    const price = resting ? (side === 'buy' ? 1000 - offset : 1000 + offset) : side === 'buy' ? 1000 + offset : 1000 - offset;
+    ops.push({ kind: 'limit', id: `o${i}`, side, size, price });
+    live.push(`o${i}`);
+  }
+  return ops;
+}
+
+const SCALE = 10n ** 18n;
+
+function runEngine(ops: Op[], incoming: Array<IncomingOrder | null>): { ms: number; trades: number } {
+  const book = new OrderBook();
+  let ids = 0;
+  const options = { nextTradeId: () => `t${++ids}` };
+  let trades = 0;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (op.kind === 'cancel') cancel(book, op.id);
+    else trades += match(book, incoming[i]!, options).trades.length;
+  }
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, trades };
+}
+
+/** nodejs-order-book reports fully filled orders (`done`), not trades: its count is a different measure. */
+function runReference(ops: Op[]): { ms: number; trades: number } {
+  const book = new ReferenceBook();
+  let trades = 0;
+  const started = process.hrtime.bigint();
+  for (const op of ops) {
+    if (op.kind === 'cancel') book.cancel(op.id);
+    else if (op.kind === 'market') trades += book.market({ side: op.side as never, size: op.size }).done.length;
+    else trades += book.limit({ id: op.id, side: op.side as never, size: op.size, price: op.price }).done.length;
+  }
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, trades };
+}
+
+function main(): void {
+  const n = Math.round(300_000 * Number(process.env.BENCH_SCALE ?? '1'));
+  const ops = generate(n, 7);
+  // Orders as the engine takes them (fixed-point sizes and prices), built before the clock starts, as the reference's are.
+  const incoming = ops.map((op): IncomingOrder | null =>
+    op.kind === 'cancel'
+      ? null
+      : {
+          order_id: op.id,
+          // One owner per order: self-trade prevention never fires, so both books do the same matching.
+          owner: op.id,
+          side: op.side === 'buy' ? 'BUY' : 'SELL',
+          type: op.kind === 'market' ? 'MARKET' : 'LIMIT',
+          price: op.kind === 'market' ? null : BigInt(op.price) * SCALE,
+          size: BigInt(op.size) * SCALE,
+          time_in_force: 'GTC',
+          post_only: false,
+        },
+  );
+  console.log(`Matching-engine benchmark: ${n} operations (10% cancels, 15% market, 60% resting limit, 15% crossing limit)`);
+  let best = { engine: Infinity, reference: Infinity };
+  for (let round = 0; round < 3; round++) {
+    const e = runEngine(ops, incoming);
+    const r = runReference(ops);
+    best = { engine: Math.min(best.engine, e.ms), reference: Math.min(best.reference, r.ms) };
+    console.log(`  round ${round + 1}: engine ${e.ms.toFixed(1)} ms (${e.trades} trades), nodejs-order-book ${r.ms.toFixed(1)} ms (${r.trades} orders reported done)`);
+  }
+  const engineRate = (n / best.engine) * 1000;
+  const referenceRate = (n / best.reference) * 1000;
+  const ratio = engineRate / referenceRate;
+  console.log(`engine ${Math.round(engineRate).toLocaleString('en-US')} ops/s | nodejs-order-book ${Math.round(referenceRate).toLocaleString('en-US')} ops/s | ratio ${ratio.toFixed(2)}x (target >= 1.0x) ${ratio >= 1 ? 'PASS' : 'BELOW'}`);
+}
+
+main();
