@@ -8,5 +8,6 @@ import { identityAuthEventsReadModel } from './identity-auth-events/identity-aut
 import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
 import { identityTenancyReadModel } from './identity-tenancy/identity-tenancy.read-model';
 import { tradingMarketsReadModel } from './trading-markets/trading-markets.read-model';
+import { tradingOrdersReadModel } from './trading-orders/trading-orders.read-model';
 
-export const READ_MODELS: ReadModelDefinition[] = [identityAccountsReadModel, identitySessionsReadModel, identityAuthEventsReadModel, identityTenancyReadModel, tradingMarketsReadModel];
+export const READ_MODELS: ReadModelDefinition[] = [identityAccountsReadModel, identitySessionsReadModel, identityAuthEventsReadModel, identityTenancyReadModel, tradingMarketsReadModel, tradingOrdersReadModel];

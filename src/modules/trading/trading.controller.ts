@@ -1,5 +1,11 @@
 /** Order-book trading (MTF) over HTTP, with the seeds' doubled prefix `/api/v1/api/v1/mtf/…` kept exactly. */
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { pageLimit } from '../../platform/http/pagination';
+import { ListOrdersQuery, PlaceMtfOrderRequest } from './dto/order.dto';
+import { ListOrders, PlaceMtfOrder } from './orders';
+import { orderWire } from './order-wire';
+import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
@@ -26,6 +32,21 @@ export class MtfController {
   async createMarket(@Body() body: CreateMarketRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const market: MarketRow = await this.commandBus.execute(new CreateMarket(principal, body));
     return { response: { [market.market_symbol]: marketWire(market) }, success: true };
+  }
+
+  @Post('orders')
+  async placeOrder(@Body() body: PlaceMtfOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const row: OrderRow = await this.commandBus.execute(new PlaceMtfOrder(principal, body));
+    return { response: orderWire(row), success: true };
+  }
+
+  /** The caller's orders, newest first; the next cursor travels in X-Next-Cursor so the body keeps the seeds' shape. */
+  @Get('orders')
+  async orders(@Query() query: ListOrdersQuery, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
+    const limit = pageLimit(query.limit, { default: 100, max: 1000 });
+    const page = await this.queryBus.execute(new ListOrders(principal, { market: query.market, status: query.status }, limit, query.cursor));
+    if (page.next_cursor) reply.header('X-Next-Cursor', page.next_cursor);
+    return { response: page.rows.map(orderWire), success: true };
   }
 
   @Post('markets/:market_uuid/flags')

@@ -7,10 +7,11 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/plat
 import { MARKET_REGISTRY_STREAM, marketRegistryDecider } from './domain/market';
 import { ChangeMarketFlagsHandler, CreateMarket, CreateMarketHandler, DEMO_MARKETS, ListMarketsHandler } from './markets';
 import { MtfController } from './trading.controller';
+import { ListOrdersHandler, PlaceMtfOrderHandler } from './orders';
 
 @Module({
   controllers: [MtfController],
-  providers: [CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler],
+  providers: [CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceMtfOrderHandler, ListOrdersHandler],
 })
 export class TradingModule implements OnApplicationBootstrap {
   constructor(

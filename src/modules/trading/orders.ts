@@ -1,0 +1,107 @@
+/** Order placement and the order list. The matching engine takes NEW orders from here (next step of issue 4). */
+import { CommandHandler, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { createHash } from 'node:crypto';
+import type { Principal } from '../../platform/auth/principal';
+import { CommandExecutor } from '../../platform/command/command-executor';
+import { nextId } from '../../platform/context/request-context';
+import { PlatformError, ValidationFailed } from '../../platform/errors';
+import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
+import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
+import { formatDecimal, parseDecimal } from './engine/fixed18';
+import { marketDecider, marketStream } from './domain/market';
+import { orderDecider, orderStream, type OrderPlacement } from './domain/order';
+import type { PlaceMtfOrderRequest } from './dto/order.dto';
+
+const derived = (label: string, value: string): string => createHash('sha256').update(`${label}:${value}`).digest('hex').slice(0, 32);
+const asUuid = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+
+export class PlaceMtfOrder {
+  constructor(readonly principal: Principal, readonly request: PlaceMtfOrderRequest) {}
+}
+
+@CommandHandler(PlaceMtfOrder)
+export class PlaceMtfOrderHandler implements ICommandHandler<PlaceMtfOrder, OrderRow> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly db: ReadModelDatabase,
+  ) {}
+
+  async execute({ principal, request: r }: PlaceMtfOrder): Promise<OrderRow> {
+    if (r.fill_or_kill === 1 && r.immediate_or_cancel === 1) {
+      throw new ValidationFailed('An order is fill-or-kill or immediate-or-cancel, not both.', [{ field: 'fill_or_kill', issue: 'cannot be combined with immediate_or_cancel' }]);
+    }
+    const found: Array<{ market_uuid: string }> = await this.db.reader.query(this.db.sql('SELECT market_uuid FROM mtf_markets WHERE market_symbol = ?'), [r.market]);
+    if (found.length === 0) throw new PlatformError('NOT_FOUND', 'No such market.', { details: [{ field: 'market', issue: 'unknown market symbol' }] });
+    // The market's own stream, not the read model, decides whether it accepts orders right now.
+    const market = await this.commands.load(marketStream(found[0].market_uuid), marketDecider);
+    const d = market.state.definition!;
+    const order_uuid = nextId();
+    const placement: OrderPlacement = {
+      order_uuid,
+      profile_uuid: principal.profile_uuid,
+      tenant_uuid: principal.tenant_uuid,
+      market_uuid: d.market_uuid,
+      market_id: d.market_id,
+      market_symbol: d.market_symbol,
+      base_currency: d.base_currency,
+      direction: r.direction,
+      order_type: r.limit_price === null ? 'MARKET' : 'LIMIT',
+      time_in_force: r.fill_or_kill === 1 ? 'FOK' : r.immediate_or_cancel === 1 ? 'IOC' : 'GTC',
+      post_only: r.book_or_cancel === 1,
+      order_size: formatDecimal(parseDecimal(r.order_size)),
+      limit_price: r.limit_price === null ? null : formatDecimal(parseDecimal(r.limit_price)),
+      external_ref: r.external_ref,
+      order_group: asUuid(nextId()),
+      vault_uuid: derived('vault', principal.profile_uuid),
+      liquidity_pool: derived('pool', d.market_uuid),
+    };
+    const outcome = await this.commands.execute(orderStream(order_uuid), orderDecider, { kind: 'PlaceOrder', placement, market: market.state });
+    const at = outcome.events[0].occurred_at!;
+    return {
+      ...placement,
+      post_only: placement.post_only ? 1 : 0,
+      status: 'NEW',
+      engine_id: null,
+      order_sequence: null,
+      cancel_reason: null,
+      trades: '[]',
+      created_at: at,
+      updated_at: at,
+      position: (outcome.position ?? 0n).toString().padStart(20, '0'),
+    };
+  }
+}
+
+export class ListOrders {
+  constructor(readonly principal: Principal, readonly filters: { market?: string; status?: string }, readonly limit: number, readonly cursor?: string) {}
+}
+
+@QueryHandler(ListOrders)
+export class ListOrdersHandler implements IQueryHandler<ListOrders, { rows: OrderRow[]; next_cursor?: string }> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, filters, limit, cursor }: ListOrders): Promise<{ rows: OrderRow[]; next_cursor?: string }> {
+    const where = ['profile_uuid = ?'];
+    const params: unknown[] = [principal.profile_uuid];
+    if (filters.market) {
+      where.push('market_symbol = ?');
+      params.push(filters.market);
+    }
+    if (filters.status) {
+      where.push('status = ?');
+      params.push(filters.status);
+    }
+    // The cursor is only valid with the filters it was issued for.
+    const scope = `${filters.market ?? ''}|${filters.status ?? ''}`;
+    if (cursor) {
+      const [position, issuedFor] = decodeCursor(cursor, 2).map(String);
+      if (issuedFor !== scope || !/^\d{20}$/.test(position)) throw new ValidationFailed('Invalid cursor.', [{ field: 'cursor', issue: 'not issued for these filters' }]);
+      where.push('position < ?');
+      params.push(position);
+    }
+    const rows: OrderRow[] = await this.db.reader.query(this.db.sql(`SELECT * FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`), [...params, limit + 1]);
+    const page = rows.slice(0, limit);
+    return { rows: page, ...(rows.length > limit ? { next_cursor: encodeCursor([page[page.length - 1].position, scope]) } : {}) };
+  }
+}
