@@ -4,28 +4,17 @@ import type { RecordedEvent } from '../../src/platform/event-store/event-store.p
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+import type { MarketDefinition } from '../../src/modules/trading/domain/market';
 
-export interface MarketRow {
-  market_uuid: string;
-  market_id: number;
-  market_symbol: string;
-  instrument_isin: string;
+/** The market's definition as stored, flags as 0/1 integers (SQLite binds no booleans). */
+export type MarketRow = Omit<MarketDefinition, 'market_type'> & {
   market_type: string;
-  contract_size: string;
-  mininum_quantity: string;
-  minimum_execution_quantity: string;
-  operating_mic: string;
-  segment_mic: string;
-  price_currency: string;
-  quote_currency: string;
-  base_currency: string;
-  tick_size: string;
   is_suspended: number;
   is_cancel_only: number;
   is_maker_only: number;
   version: number;
   updated_at: string;
-}
+};
 
 export class TradingMarkets1764000002000 implements MigrationInterface {
   name = 'TradingMarkets1764000002000';

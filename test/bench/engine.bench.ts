@@ -5,19 +5,10 @@
  */
 import { OrderBook as ReferenceBook } from 'nodejs-order-book';
 import { cancel, match, OrderBook, type IncomingOrder } from '../../src/modules/trading/engine';
+import { prng } from '../support/prng';
 
 type Op = { kind: 'cancel'; id: string } | { kind: 'market'; id: string; side: 'buy' | 'sell'; size: number } | { kind: 'limit'; id: string; side: 'buy' | 'sell'; size: number; price: number };
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generate(n: number, seed: number): Op[] {
   const rnd = prng(seed);

@@ -4,19 +4,10 @@
  * keys, escapes, non-BMP text, number formatting (exponents, -0, fractions).
  */
 import canonicalize from 'canonicalize';
+import { prng } from '../support/prng';
 import { canonicalJson } from '../../src/platform/commitments/commitment';
 import { findNonCanonical, type JsonValue } from '../../src/platform/commitments/json';
 
-function rng(seed: number): () => number {
-  // mulberry32: a small seeded generator, so a failure reproduces.
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['a', 'B', 'z', '0', '1', '10', '9', '-1', 'é', 'ß', '東', '\uff61', '😀', '🚀', '"', '\\', '\n', '\t', '\u0001', '\u001f', '\u007f', '\u2028', '/', ' ', ''];
 const NUMBERS = [0, -0, 1, -1, 0.5, 1e21, 1e-7, 123456789012345680000, 9007199254740991, -9007199254740991, 0.1 + 0.2, 3.14159, 1e300, 5e-324, 100, 1.5e-10];
@@ -40,7 +31,7 @@ function value(r: () => number, depth: number): JsonValue {
 
 describe('canonical JSON', () => {
   it('matches the canonicalize package on 5000 generated values', () => {
-    const r = rng(20261122);
+    const r = prng(20261122);
     for (let i = 0; i < 5000; i++) {
       const v = value(r, 4);
       expect(findNonCanonical(v)).toEqual([]);

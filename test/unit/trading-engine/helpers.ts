@@ -23,14 +23,4 @@ export function stable(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 }
 
-/** Mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../../support/prng';
