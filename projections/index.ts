@@ -9,5 +9,16 @@ import { identitySessionsReadModel } from './identity-sessions/identity-sessions
 import { identityTenancyReadModel } from './identity-tenancy/identity-tenancy.read-model';
 import { tradingMarketsReadModel } from './trading-markets/trading-markets.read-model';
 import { tradingOrdersReadModel } from './trading-orders/trading-orders.read-model';
+import { tradingPositionsReadModel } from './trading-positions/trading-positions.read-model';
+import { tradingTradesReadModel } from './trading-trades/trading-trades.read-model';
 
-export const READ_MODELS: ReadModelDefinition[] = [identityAccountsReadModel, identitySessionsReadModel, identityAuthEventsReadModel, identityTenancyReadModel, tradingMarketsReadModel, tradingOrdersReadModel];
+export const READ_MODELS: ReadModelDefinition[] = [
+  identityAccountsReadModel,
+  identitySessionsReadModel,
+  identityAuthEventsReadModel,
+  identityTenancyReadModel,
+  tradingMarketsReadModel,
+  tradingOrdersReadModel,
+  tradingTradesReadModel,
+  tradingPositionsReadModel,
+];

@@ -1,9 +1,18 @@
 /** The order list of the MTF endpoints: one row per order, rendered to the seeds' Order record on read. */
-import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Table, TableColumn, TableIndex, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+import { formatDecimal, parseDecimal } from '../../src/modules/trading/engine/fixed18';
+import type { OrderPlacement } from '../../src/modules/trading/domain/order';
+import type {
+  OrderCancelledData,
+  OrderOpenedData,
+  OrderRestedData,
+  StopOrderTriggeredData,
+  TradeExecutedData,
+} from '../../src/modules/trading/domain/engine-events';
 
 export interface OrderRow {
   order_uuid: string;
@@ -31,6 +40,22 @@ export interface OrderRow {
   created_at: string;
   updated_at: string;
   position: string;
+  /** STOP / STOP_LIMIT trigger; null otherwise. */
+  trigger_price: string | null;
+  reduce_only: number;
+  /** 'MTF' or 'CANONICAL': the API that placed the order. */
+  channel: string;
+  /** Sum of the order's trade sizes (18 fractional digits). */
+  filled: string;
+  /** Unfilled size: order_size until the first trade, then the engine's `*_remaining` (cancelled remainders stay). */
+  remaining: string;
+  /** 1 while (a remainder of) the order rests in the book. */
+  in_book: number;
+  /** The price the order rests at; null until it rests. */
+  book_price: string | null;
+  cancel_requested: number;
+  /** When a stop order's trigger was met; null otherwise. */
+  triggered_at: string | null;
 }
 
 export class TradingOrders1764000002100 implements MigrationInterface {
@@ -80,24 +105,141 @@ export class TradingOrders1764000002100 implements MigrationInterface {
   }
 }
 
+const ZERO18 = '0.000000000000000000';
+
+/** What the matching engine decides about an order: fills, book presence, the placement's newer fields. */
+export class TradingOrdersEngineState1764000002110 implements MigrationInterface {
+  name = 'TradingOrdersEngineState1764000002110';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string, options: { nullable?: boolean; default?: string } = {}) =>
+      new TableColumn({ name, type: 'varchar', length, isNullable: options.nullable ?? false, ...(options.default !== undefined ? { default: `'${options.default}'` } : {}) });
+    const flag = (name: string) => new TableColumn({ name, type: 'integer', default: 0 });
+    // Defaults let existing rows (all NEW: nothing matched before the engine) take the columns.
+    await q.addColumns('mtf_orders', [
+      text('trigger_price', '48', { nullable: true }),
+      flag('reduce_only'),
+      text('channel', '16', { default: 'MTF' }),
+      text('filled', '48', { default: ZERO18 }),
+      text('remaining', '48', { default: ZERO18 }),
+      flag('in_book'),
+      text('book_price', '48', { nullable: true }),
+      flag('cancel_requested'),
+      text('triggered_at', '40', { nullable: true }),
+    ]);
+    await q.query('UPDATE mtf_orders SET remaining = order_size');
+    await q.createIndex('mtf_orders', new TableIndex({ name: 'idx_mtf_orders_book', columnNames: ['market_uuid', 'in_book'] }));
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropIndex('mtf_orders', 'idx_mtf_orders_book');
+    for (const c of ['triggered_at', 'cancel_requested', 'book_price', 'in_book', 'remaining', 'filled', 'channel', 'reduce_only', 'trigger_price']) await q.dropColumn('mtf_orders', c);
+  }
+}
+
+/**
+ * The row of a just-accepted order. OrderAccepted events stored before the placement grew trigger_price,
+ * reduce_only and channel lack them: missing reads as null / false / 'MTF'.
+ */
+export function acceptedOrderRow(p: Partial<OrderPlacement> & Pick<OrderPlacement, 'order_uuid' | 'order_size'>, occurredAt: string, position: bigint): OrderRow {
+  return {
+    order_uuid: p.order_uuid,
+    profile_uuid: p.profile_uuid!,
+    tenant_uuid: p.tenant_uuid!,
+    market_uuid: p.market_uuid!,
+    market_symbol: p.market_symbol!,
+    market_id: p.market_id!,
+    base_currency: p.base_currency!,
+    direction: p.direction!,
+    order_type: p.order_type ?? (p.limit_price == null ? 'MARKET' : 'LIMIT'),
+    time_in_force: p.time_in_force ?? 'GTC',
+    post_only: p.post_only ? 1 : 0,
+    order_size: p.order_size,
+    limit_price: p.limit_price ?? null,
+    external_ref: p.external_ref!,
+    order_group: p.order_group!,
+    vault_uuid: p.vault_uuid!,
+    liquidity_pool: p.liquidity_pool!,
+    status: 'NEW',
+    engine_id: null,
+    order_sequence: null,
+    cancel_reason: null,
+    trades: '[]',
+    created_at: occurredAt,
+    updated_at: occurredAt,
+    position: position.toString().padStart(20, '0'),
+    trigger_price: p.trigger_price ?? null,
+    reduce_only: p.reduce_only ? 1 : 0,
+    channel: p.channel ?? 'MTF',
+    filled: ZERO18,
+    remaining: p.order_size,
+    in_book: 0,
+    book_price: null,
+    cancel_requested: 0,
+    triggered_at: null,
+  };
+}
+
+const ROW_COLUMNS = Object.keys(acceptedOrderRow({ order_uuid: '', order_size: '' }, '', 0n)) as Array<keyof OrderRow>;
+const INSERT_ORDER = `INSERT INTO mtf_orders (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
+
+/** Accepted orders (order streams) and what the market's engine decided about them (engine streams). */
 export class TradingOrdersProjector implements Projector {
   readonly name = 'trading-orders';
-  readonly handles = ['OrderAccepted'] as const;
+  readonly handles = ['OrderAccepted', 'OrderCancelRequested', 'OrderOpened', 'StopOrderTriggered', 'TradeExecuted', 'OrderFilled', 'OrderCancelled', 'OrderRested'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
-    const d = event.data as Record<string, string | number | boolean | null>;
-    await tx.query(
-      portableSql(
-        tx,
-        `INSERT INTO mtf_orders (order_uuid, profile_uuid, tenant_uuid, market_uuid, market_symbol, market_id, base_currency, direction, order_type, time_in_force, post_only,
-           order_size, limit_price, external_ref, order_group, vault_uuid, liquidity_pool, status, trades, created_at, updated_at, position)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'NEW', '[]', ?, ?, ?)`,
-      ),
-      [
-        d.order_uuid, d.profile_uuid, d.tenant_uuid, d.market_uuid, d.market_symbol, d.market_id, d.base_currency, d.direction, d.order_type, d.time_in_force, d.post_only ? 1 : 0,
-        d.order_size, d.limit_price, d.external_ref, d.order_group, d.vault_uuid, d.liquidity_pool, event.occurred_at, event.occurred_at, event.position.toString().padStart(20, '0'),
-      ],
-    );
+    const at = event.occurred_at;
+    const update = (set: string, params: unknown[], orderUuid: string) =>
+      tx.query(portableSql(tx, `UPDATE mtf_orders SET ${set}, updated_at = ? WHERE order_uuid = ?`), [...params, at, orderUuid]);
+    switch (event.type) {
+      case 'OrderAccepted': {
+        const row = acceptedOrderRow(event.data as unknown as OrderPlacement, at, event.position);
+        await tx.query(portableSql(tx, INSERT_ORDER), ROW_COLUMNS.map((c) => row[c]));
+        return;
+      }
+      case 'OrderCancelRequested':
+        await update('cancel_requested = 1', [], String(event.data.order_uuid));
+        return;
+      case 'OrderOpened': {
+        const d = event.data as unknown as OrderOpenedData;
+        await update("status = 'OPEN', engine_id = ?, order_sequence = ?", [d.engine_id, d.order_sequence], d.order_uuid);
+        return;
+      }
+      case 'StopOrderTriggered': {
+        const d = event.data as unknown as StopOrderTriggeredData;
+        await update('triggered_at = ?', [at], d.order_uuid);
+        return;
+      }
+      case 'TradeExecuted': {
+        const d = event.data as unknown as TradeExecutedData;
+        await this.fill(tx, d.maker_order_uuid, d, d.maker_remaining, at);
+        await this.fill(tx, d.taker_order_uuid, d, d.taker_remaining, at);
+        return;
+      }
+      case 'OrderFilled':
+        await update("status = 'FILLED', in_book = 0", [], String(event.data.order_uuid));
+        return;
+      case 'OrderCancelled': {
+        const d = event.data as unknown as OrderCancelledData;
+        await update("status = 'CANCELLED', cancel_reason = ?, in_book = 0", [d.cancel_reason], d.order_uuid);
+        return;
+      }
+      case 'OrderRested': {
+        const d = event.data as unknown as OrderRestedData;
+        await update('in_book = 1, book_price = ?, remaining = ?', [d.price, d.remaining], d.order_uuid);
+        return;
+      }
+    }
+  }
+
+  /** One side of a trade: `filled` accumulates exactly (fixed18), `remaining` is the engine's. */
+  private async fill(tx: EntityManager, orderUuid: string, d: TradeExecutedData, remaining: string, at: string): Promise<void> {
+    const found: Array<{ filled: string; trades: string }> = await tx.query(portableSql(tx, 'SELECT filled, trades FROM mtf_orders WHERE order_uuid = ?'), [orderUuid]);
+    if (found.length === 0) return;
+    const trades = JSON.parse(found[0].trades) as string[];
+    if (trades.includes(d.trade_uuid)) return;
+    trades.push(d.trade_uuid);
+    const filled = formatDecimal(parseDecimal(found[0].filled) + parseDecimal(d.size));
+    await tx.query(portableSql(tx, 'UPDATE mtf_orders SET trades = ?, filled = ?, remaining = ?, updated_at = ? WHERE order_uuid = ?'), [JSON.stringify(trades), filled, remaining, at, orderUuid]);
   }
 
   async reset(tx: EntityManager): Promise<void> {
@@ -108,6 +250,6 @@ export class TradingOrdersProjector implements Projector {
 export const tradingOrdersReadModel: ReadModelDefinition = {
   name: 'trading-orders',
   entities: [],
-  migrations: [TradingOrders1764000002100],
+  migrations: [TradingOrders1764000002100, TradingOrdersEngineState1764000002110],
   projector: TradingOrdersProjector,
 };

@@ -1,7 +1,6 @@
 /** MTF order placement (NEW orders) and the order list, exact to the seeds' Order record. */
-import { readMailbox } from '../../src/modules/identity/delivery';
 import { startTestApp, type TestApp } from '../support/app';
-import { hex32 } from '../support/events';
+import { registerTrader, until } from '../support/traders';
 
 const ORDER_KEYS = [
   'base_currency', 'book_or_cancel', 'cancel_reason', 'canceled', 'created', 'direction', 'engine_id', 'estim_market_value', 'external_ref', 'fill_or_kill',
@@ -17,15 +16,7 @@ describe('MTF orders', () => {
   let bob: Record<string, string>;
   let admin: Record<string, string>;
 
-  async function trader(): Promise<Record<string, string>> {
-    const email = `trader-${hex32().slice(0, 8)}@example.com`;
-    const password = 'Trader-Password-2026';
-    await t.app.inject({ method: 'POST', url: '/api/v1/identity/registrations', payload: { account_type: 'personal', first_name: 'T', last_name: 'R', email, password, terms: { version: '1', accepted: true } } });
-    const [d] = await readMailbox(t.config.dataDir, email);
-    await t.app.inject({ method: 'POST', url: '/api/v1/identity/activations', payload: { token: d.token } });
-    const r = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sessions', payload: { email, password } });
-    return { authorization: `Bearer ${r.json().access_token}` };
-  }
+  const trader = () => registerTrader(t);
 
   beforeAll(async () => {
     t = await startTestApp({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
@@ -132,7 +123,9 @@ describe('MTF orders', () => {
     expect((await list(bob, '?limit=1001')).statusCode).toBe(400);
     expect((await list(bob, '?status=DONE')).statusCode).toBe(400);
     expect((await list(bob, '?market=ETH-PERP')).json().response).toEqual([]);
-    expect((await list(bob, '?status=NEW')).json().response).toHaveLength(5);
+    // The engine takes them: NEW → OPEN (none crosses).
+    await until(async () => (await list(bob, '?status=OPEN')).json().response.length, (n) => n === 5);
+    expect((await list(bob, '?status=NEW')).json().response).toHaveLength(0);
     expect((await list(alice)).json().response.some((o: { external_ref: string }) => o.external_ref.startsWith('bob-'))).toBe(false);
   });
 });

@@ -7,36 +7,78 @@ import { nextId } from '../../platform/context/request-context';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
-import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
+import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, parseDecimal } from './engine/fixed18';
 import { marketDecider, marketStream } from './domain/market';
-import { orderDecider, orderStream, type OrderPlacement } from './domain/order';
+import { orderDecider, orderStream, type OrderPlacement, type OrderType, type TimeInForce } from './domain/order';
 import type { PlaceMtfOrderRequest } from './dto/order.dto';
 
 const derived = (label: string, value: string): string => createHash('sha256').update(`${label}:${value}`).digest('hex').slice(0, 32);
 const asUuid = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
-export class PlaceMtfOrder {
-  constructor(readonly principal: Principal, readonly request: PlaceMtfOrderRequest) {}
+/** What any placement API asks for, in the engine's terms (the MTF and canonical shapes both map to it). */
+export interface OrderSpec {
+  market_symbol: string;
+  direction: 'BUY' | 'SELL';
+  order_type: OrderType;
+  time_in_force: TimeInForce;
+  post_only: boolean;
+  reduce_only: boolean;
+  order_size: string;
+  limit_price: string | null;
+  trigger_price: string | null;
+  external_ref: string;
+  channel: 'MTF' | 'CANONICAL';
+  leverage: number | null;
+  client_reference: string | null;
+  reporting_identifier: string | null;
 }
 
-@CommandHandler(PlaceMtfOrder)
-export class PlaceMtfOrderHandler implements ICommandHandler<PlaceMtfOrder, OrderRow> {
+/** The MTF shape: a null limit price is a market order; the three 0/1 flags. */
+export function mtfOrderSpec(r: PlaceMtfOrderRequest): OrderSpec {
+  if (r.fill_or_kill === 1 && r.immediate_or_cancel === 1) {
+    throw new ValidationFailed('An order is fill-or-kill or immediate-or-cancel, not both.', [{ field: 'fill_or_kill', issue: 'cannot be combined with immediate_or_cancel' }]);
+  }
+  return {
+    market_symbol: r.market,
+    direction: r.direction,
+    order_type: r.limit_price === null ? 'MARKET' : 'LIMIT',
+    time_in_force: r.fill_or_kill === 1 ? 'FOK' : r.immediate_or_cancel === 1 ? 'IOC' : 'GTC',
+    post_only: r.book_or_cancel === 1,
+    reduce_only: false,
+    order_size: r.order_size,
+    limit_price: r.limit_price,
+    trigger_price: null,
+    external_ref: r.external_ref,
+    channel: 'MTF',
+    leverage: null,
+    client_reference: null,
+    reporting_identifier: null,
+  };
+}
+
+export class PlaceOrder {
+  constructor(readonly principal: Principal, readonly spec: OrderSpec) {}
+}
+
+/** The new order's list row, plus what only the canonical answer shows. */
+export type PlacedOrder = OrderRow & Pick<OrderPlacement, 'leverage' | 'client_reference' | 'reporting_identifier'>;
+
+@CommandHandler(PlaceOrder)
+export class PlaceOrderHandler implements ICommandHandler<PlaceOrder, PlacedOrder> {
   constructor(
     private readonly commands: CommandExecutor,
     private readonly db: ReadModelDatabase,
   ) {}
 
-  async execute({ principal, request: r }: PlaceMtfOrder): Promise<OrderRow> {
-    if (r.fill_or_kill === 1 && r.immediate_or_cancel === 1) {
-      throw new ValidationFailed('An order is fill-or-kill or immediate-or-cancel, not both.', [{ field: 'fill_or_kill', issue: 'cannot be combined with immediate_or_cancel' }]);
-    }
-    const found: Array<{ market_uuid: string }> = await this.db.reader.query(this.db.sql('SELECT market_uuid FROM mtf_markets WHERE market_symbol = ?'), [r.market]);
+  async execute({ principal, spec }: PlaceOrder): Promise<PlacedOrder> {
+    const found: Array<{ market_uuid: string }> = await this.db.reader.query(this.db.sql('SELECT market_uuid FROM mtf_markets WHERE market_symbol = ?'), [spec.market_symbol]);
     if (found.length === 0) throw new PlatformError('NOT_FOUND', 'No such market.', { details: [{ field: 'market', issue: 'unknown market symbol' }] });
     // The market's own stream, not the read model, decides whether it accepts orders right now.
     const market = await this.commands.load(marketStream(found[0].market_uuid), marketDecider);
     const d = market.state.definition!;
     const order_uuid = nextId();
+    const exact = (v: string | null): string | null => (v === null ? null : formatDecimal(parseDecimal(v)));
     const placement: OrderPlacement = {
       order_uuid,
       profile_uuid: principal.profile_uuid,
@@ -45,31 +87,27 @@ export class PlaceMtfOrderHandler implements ICommandHandler<PlaceMtfOrder, Orde
       market_id: d.market_id,
       market_symbol: d.market_symbol,
       base_currency: d.base_currency,
-      direction: r.direction,
-      order_type: r.limit_price === null ? 'MARKET' : 'LIMIT',
-      time_in_force: r.fill_or_kill === 1 ? 'FOK' : r.immediate_or_cancel === 1 ? 'IOC' : 'GTC',
-      post_only: r.book_or_cancel === 1,
-      order_size: formatDecimal(parseDecimal(r.order_size)),
-      limit_price: r.limit_price === null ? null : formatDecimal(parseDecimal(r.limit_price)),
-      external_ref: r.external_ref,
+      direction: spec.direction,
+      order_type: spec.order_type,
+      time_in_force: spec.time_in_force,
+      post_only: spec.post_only,
+      reduce_only: spec.reduce_only,
+      order_size: formatDecimal(parseDecimal(spec.order_size)),
+      limit_price: exact(spec.limit_price),
+      trigger_price: exact(spec.trigger_price),
+      external_ref: spec.external_ref,
       order_group: asUuid(nextId()),
       vault_uuid: derived('vault', principal.profile_uuid),
       liquidity_pool: derived('pool', d.market_uuid),
+      channel: spec.channel,
+      leverage: spec.leverage,
+      client_reference: spec.client_reference,
+      reporting_identifier: spec.reporting_identifier,
     };
     const outcome = await this.commands.execute(orderStream(order_uuid), orderDecider, { kind: 'PlaceOrder', placement, market: market.state });
     const at = outcome.events[0].occurred_at!;
-    return {
-      ...placement,
-      post_only: placement.post_only ? 1 : 0,
-      status: 'NEW',
-      engine_id: null,
-      order_sequence: null,
-      cancel_reason: null,
-      trades: '[]',
-      created_at: at,
-      updated_at: at,
-      position: (outcome.position ?? 0n).toString().padStart(20, '0'),
-    };
+    const { leverage, client_reference, reporting_identifier } = placement;
+    return { ...acceptedOrderRow(placement, at, outcome.position ?? 0n), leverage, client_reference, reporting_identifier };
   }
 }
 
@@ -105,3 +143,4 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, { rows: Orde
     return { rows: page, ...(rows.length > limit ? { next_cursor: encodeCursor([page[page.length - 1].position, scope]) } : {}) };
   }
 }
+

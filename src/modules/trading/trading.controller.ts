@@ -1,9 +1,13 @@
 /** Order-book trading (MTF) over HTTP, with the seeds' doubled prefix `/api/v1/api/v1/mtf/…` kept exactly. */
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { CancelOrders, type CancelOutcome } from './cancels';
+import { cancelEnvelope } from './cancel-wire';
+import { MtfCancelAllRequest, MtfCancelRequest } from './dto/cancel.dto';
 import type { FastifyReply } from 'fastify';
 import { pageLimit } from '../../platform/http/pagination';
 import { ListOrdersQuery, PlaceMtfOrderRequest } from './dto/order.dto';
-import { ListOrders, PlaceMtfOrder } from './orders';
+import { ListOrders, PlaceOrder, mtfOrderSpec } from './orders';
 import { orderWire } from './order-wire';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -21,7 +25,24 @@ export class MtfController {
   constructor(
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
+
+  /** One entry per requested id (variant A, B or a failure); the envelope's success is false if any failed. */
+  @Post('cancel')
+  @HttpCode(200)
+  async cancel(@Body() body: MtfCancelRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, body.order_ids, 'USER_REQUEST'));
+    return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);
+  }
+
+  /** Every NEW and OPEN order of the caller, one entry each. */
+  @Post('cancel_all')
+  @HttpCode(200)
+  async cancelAll(@Body() _body: MtfCancelAllRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, null, 'CANCEL_ALL'));
+    return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);
+  }
 
   @Get('markets')
   async markets(): Promise<object> {
@@ -36,7 +57,7 @@ export class MtfController {
 
   @Post('orders')
   async placeOrder(@Body() body: PlaceMtfOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    const row: OrderRow = await this.commandBus.execute(new PlaceMtfOrder(principal, body));
+    const row: OrderRow = await this.commandBus.execute(new PlaceOrder(principal, mtfOrderSpec(body)));
     return { response: orderWire(row), success: true };
   }
 

@@ -7,11 +7,17 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/plat
 import { MARKET_REGISTRY_STREAM, marketRegistryDecider } from './domain/market';
 import { ChangeMarketFlagsHandler, CreateMarket, CreateMarketHandler, DEMO_MARKETS, ListMarketsHandler } from './markets';
 import { MtfController } from './trading.controller';
-import { ListOrdersHandler, PlaceMtfOrderHandler } from './orders';
+import { MatchingEngineHost } from './engine-host';
+import { CancelOrdersHandler } from './cancels';
+import { ClosePositionHandler } from './canonical';
+import { CanonicalTradingController } from './canonical.controller';
+import { TRADING_READ_PROVIDERS } from './reads';
+import { MtfReadController, TradingPositionsController } from './trading-read.controller';
+import { ListOrdersHandler, PlaceOrderHandler } from './orders';
 
 @Module({
-  controllers: [MtfController],
-  providers: [CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceMtfOrderHandler, ListOrdersHandler],
+  controllers: [MtfController, MtfReadController, CanonicalTradingController, TradingPositionsController],
+  providers: [...TRADING_READ_PROVIDERS, MatchingEngineHost, CancelOrdersHandler, ClosePositionHandler, CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceOrderHandler, ListOrdersHandler],
 })
 export class TradingModule implements OnApplicationBootstrap {
   constructor(
@@ -19,6 +25,7 @@ export class TradingModule implements OnApplicationBootstrap {
     private readonly commands: CommandExecutor,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly logger: Logger,
+    private readonly engines: MatchingEngineHost,
   ) {}
 
   /** On the first start of an empty store, a few demo perpetual markets, so a newcomer sees a working exchange. */
@@ -28,5 +35,6 @@ export class TradingModule implements OnApplicationBootstrap {
     if (version !== null) return;
     for (const market of DEMO_MARKETS) await this.commandBus.execute(new CreateMarket(null, market));
     this.logger.log({ markets: DEMO_MARKETS.map((m) => m.market_symbol) }, 'demo markets seeded');
+    if (this.config.matchingEngines) await this.engines.discover();
   }
 }

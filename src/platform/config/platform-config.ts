@@ -86,6 +86,18 @@ export class EnvironmentVariables {
 
   @Transform(toBool) @IsBoolean()
   SEED_MARKETS = true;
+
+  /** Whether this node runs matching engines (each market's engine runs on one node at a time, under a lease). */
+  @Transform(toBool) @IsBoolean()
+  MATCHING_ENGINES = true;
+
+  /** Engine events between two snapshots of a market's engine (bounds the replay on start-up). */
+  @Transform(toInt) @IsInt() @Min(10) @Max(1_000_000)
+  ENGINE_SNAPSHOT_EVERY = 2000;
+
+  /** `payload.environment_tag` of cancellation result entries. */
+  @IsString() @Matches(/^[a-z0-9_]{1,64}$/)
+  MTF_ENVIRONMENT_TAG = 'mtf_platform';
 }
 
 export interface PlatformConfig {
@@ -114,6 +126,9 @@ export interface PlatformConfig {
   identitySecretKey?: string;
   platformSecretKey?: string;
   seedMarkets: boolean;
+  matchingEngines: boolean;
+  engineSnapshotEvery: number;
+  mtfEnvironmentTag: string;
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -159,6 +174,9 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     identitySecretKey: env.IDENTITY_SECRET_KEY,
     platformSecretKey: env.PLATFORM_SECRET_KEY,
     seedMarkets: env.SEED_MARKETS,
+    matchingEngines: env.MATCHING_ENGINES,
+    engineSnapshotEvery: env.ENGINE_SNAPSHOT_EVERY,
+    mtfEnvironmentTag: env.MTF_ENVIRONMENT_TAG,
   };
 }
 

@@ -216,6 +216,21 @@ export class OrderBook {
     return this.seq;
   }
 
+  /** Restore: make the next sequence at least `next` (never goes back). */
+  advanceSequence(next: number): void {
+    if (!Number.isSafeInteger(next) || next < 0) throw new OrderBookError('INVALID_ORDER', 'sequence must be a non-negative safe integer');
+    if (next > this.seq) this.seq = next;
+  }
+
+  /** Restore: set a resting order's remaining size (0 < remaining; a full fill is a delete). */
+  setRemaining(orderId: string, remaining: bigint): void {
+    const node = this.byId.get(orderId);
+    if (node === undefined) throw new OrderBookError('INVALID_ORDER', `order ${orderId} is not in the book`);
+    if (remaining <= 0n) throw new OrderBookError('INVALID_ORDER', 'remaining must be positive');
+    node.level.volume += remaining - node.remaining;
+    node.remaining = remaining;
+  }
+
   /** @internal Consume and return the next sequence (the matcher calls this once per incoming order). */
   takeSequence(): number {
     return this.seq++;

@@ -1,0 +1,90 @@
+/** Each account's net position per market, from the trades it was a party to (maker or taker). */
+import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import type { Projector } from '../../src/platform/projections/projector';
+import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+import type { TradeExecutedData } from '../../src/modules/trading/domain/engine-events';
+import { formatDecimal, parseDecimal } from '../../src/modules/trading/engine/fixed18';
+import { applyFill, FLAT, type Position } from './position';
+
+/** Decimal strings with 18 fractional digits; quantity and realized_pnl signed. */
+export interface PositionRow {
+  profile_uuid: string;
+  market_uuid: string;
+  quantity: string;
+  entry_price: string;
+  realized_pnl: string;
+  trades: number;
+  updated_at: string;
+}
+
+export class TradingPositions1764000002300 implements MigrationInterface {
+  name = 'TradingPositions1764000002300';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string) => ({ name, type: 'varchar', length });
+    await q.createTable(
+      new Table({
+        name: 'mtf_positions',
+        columns: [
+          { name: 'profile_uuid', type: 'varchar', length: '32', isPrimary: true },
+          { name: 'market_uuid', type: 'varchar', length: '32', isPrimary: true },
+          text('quantity', '64'),
+          text('entry_price', '64'),
+          text('realized_pnl', '80'),
+          { name: 'trades', type: 'integer' },
+          text('updated_at', '40'),
+        ],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('mtf_positions');
+  }
+}
+
+const signed = { allowSign: true } as const;
+
+export class TradingPositionsProjector implements Projector {
+  readonly name = 'trading-positions';
+  readonly handles = ['TradeExecuted'] as const;
+
+  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const d = event.data as unknown as TradeExecutedData;
+    const price = parseDecimal(d.price);
+    const size = parseDecimal(d.size);
+    await this.fill(tx, d.taker_profile_uuid, d.market_uuid, d.taker_side, price, size, event.occurred_at);
+    await this.fill(tx, d.maker_profile_uuid, d.market_uuid, d.taker_side === 'BUY' ? 'SELL' : 'BUY', price, size, event.occurred_at);
+  }
+
+  private async fill(tx: EntityManager, profile: string, market: string, side: 'BUY' | 'SELL', price: bigint, size: bigint, at: string): Promise<void> {
+    const found: PositionRow[] = await tx.query(portableSql(tx, 'SELECT * FROM mtf_positions WHERE profile_uuid = ? AND market_uuid = ?'), [profile, market]);
+    const before: Position = found.length === 0
+      ? FLAT
+      : { quantity: parseDecimal(found[0].quantity, signed), entry_price: parseDecimal(found[0].entry_price), realized_pnl: parseDecimal(found[0].realized_pnl, signed) };
+    const after = applyFill(before, side, price, size);
+    const values = [formatDecimal(after.quantity), formatDecimal(after.entry_price), formatDecimal(after.realized_pnl)];
+    if (found.length === 0) {
+      await tx.query(
+        portableSql(tx, 'INSERT INTO mtf_positions (profile_uuid, market_uuid, quantity, entry_price, realized_pnl, trades, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?)'),
+        [profile, market, ...values, at],
+      );
+    } else {
+      await tx.query(
+        portableSql(tx, 'UPDATE mtf_positions SET quantity = ?, entry_price = ?, realized_pnl = ?, trades = trades + 1, updated_at = ? WHERE profile_uuid = ? AND market_uuid = ?'),
+        [...values, at, profile, market],
+      );
+    }
+  }
+
+  async reset(tx: EntityManager): Promise<void> {
+    await tx.query('DELETE FROM mtf_positions');
+  }
+}
+
+export const tradingPositionsReadModel: ReadModelDefinition = {
+  name: 'trading-positions',
+  entities: [],
+  migrations: [TradingPositions1764000002300],
+  projector: TradingPositionsProjector,
+};

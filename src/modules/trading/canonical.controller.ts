@@ -1,0 +1,47 @@
+/** The canonical trading routes (`/api/v1/trading/…`): records themselves, no trading envelope. */
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CancelOrders, throwUnlessCancelled, type CancelOutcome } from './cancels';
+import { cancelAllReceipt, canonicalCancelRecord, canonicalOrderRecord, canonicalOrderSpec, ClosePosition, requireVenue } from './canonical';
+import { CancelAllOrdersRequest, CancelOrderRequest, OrderIdParam } from './dto/cancel.dto';
+import { CanonicalOrder, ClosePositionQuery, ClosePositionRequest } from './dto/canonical.dto';
+import { PlaceOrder, type PlacedOrder } from './orders';
+
+@ApiTags('trading (canonical)')
+@ApiBearerAuth()
+@Controller('api/v1/trading')
+export class CanonicalTradingController {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post('orders')
+  async place(@Body() body: CanonicalOrder, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const row: PlacedOrder = await this.commandBus.execute(new PlaceOrder(principal, canonicalOrderSpec(body)));
+    return canonicalOrderRecord(row);
+  }
+
+  @Post('orders/cancel-all')
+  @HttpCode(200)
+  async cancelAll(@Body() body: CancelAllOrdersRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    requireVenue(body.venue);
+    const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, null, 'CANCEL_ALL', null, body.market ?? null));
+    return cancelAllReceipt(outcomes);
+  }
+
+  @Post('orders/:id/cancel')
+  @HttpCode(200)
+  async cancel(@Param() params: OrderIdParam, @Body() body: CancelOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    requireVenue(body.venue);
+    const [outcome]: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, [params.id], 'USER_REQUEST', body.reason ?? null));
+    throwUnlessCancelled(outcome);
+    return canonicalCancelRecord(outcome);
+  }
+
+  /** A reduce-only market order for the position (or `quantity` of it). */
+  @Post('positions/close')
+  async closePosition(@Body() body: ClosePositionRequest, @Query() query: ClosePositionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const row: PlacedOrder = await this.commandBus.execute(new ClosePosition(principal, body, query.market ?? null));
+    return canonicalOrderRecord(row);
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The canonical trading API: CanonicalOrder → the engine's OrderSpec (what the engine cannot do is a 422 naming the
+ * field, never ignored), the answers it gets, and closing a position with a reduce-only market order.
+ */
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { Principal } from '../../platform/auth/principal';
+import { PlatformError, RuleViolation, StateConflict, ValidationFailed, type ErrorDetail } from '../../platform/errors';
+import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import type { CanonicalOrder, ClosePositionRequest } from './dto/canonical.dto';
+import { VENUES } from './dto/cancel.dto';
+import { formatDecimal, parseDecimal } from './engine/fixed18';
+import { PlaceOrder, type OrderSpec, type PlacedOrder } from './orders';
+import type { OrderType, TimeInForce } from './domain/order';
+import type { CancelOutcome } from './cancels';
+
+const ORDER_TYPES: readonly OrderType[] = ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'];
+const TIME_IN_FORCE = ['GTC', 'IOC', 'FOK', 'BOOK_OR_CANCEL'] as const;
+const UNSUPPORTED: ReadonlyArray<[keyof CanonicalOrder, string]> = [
+  ['notional_amount', 'orders are sized by quantity; notional sizing is not supported'],
+  ['tip_quantity', 'iceberg orders are not supported'],
+  ['trailing_amount', 'trailing stops are not supported'],
+  ['trailing_percent', 'trailing stops are not supported'],
+  ['expiry_timestamp', 'good-till-date orders are not supported'],
+  ['aggregation_meta', 'order aggregation is not supported'],
+];
+
+export function requireVenue(venue: string | undefined): void {
+  if (venue !== undefined && !(VENUES as readonly string[]).includes(venue)) throw new RuleViolation(`Venue ${venue} is not supported.`, [{ field: 'venue', issue: `supported: ${VENUES.join(', ')}` }]);
+}
+
+/** Pure: the engine's terms for a canonical order, or every reason it cannot take it. */
+export function canonicalOrderSpec(o: CanonicalOrder): OrderSpec {
+  const unsupported: ErrorDetail[] = [];
+  if (!(VENUES as readonly string[]).includes(o.venue)) unsupported.push({ field: 'venue', issue: `venue ${o.venue} is not supported (supported: ${VENUES.join(', ')})` });
+  if (!ORDER_TYPES.includes(o.order_type as OrderType)) unsupported.push({ field: 'order_type', issue: `order type ${o.order_type} is not supported (supported: ${ORDER_TYPES.join(', ')})` });
+  if (!(TIME_IN_FORCE as readonly string[]).includes(o.time_in_force)) unsupported.push({ field: 'time_in_force', issue: `time in force ${o.time_in_force} is not supported (supported: ${TIME_IN_FORCE.join(', ')})` });
+  if (o.combos.length > 0) unsupported.push({ field: 'combos', issue: 'combination orders are not supported; send an empty list' });
+  if (o.leverage > 1) unsupported.push({ field: 'leverage', issue: 'this venue trades unlevered: leverage must be 0 or 1' });
+  for (const [field, issue] of UNSUPPORTED) if (o[field] !== undefined && o[field] !== null) unsupported.push({ field, issue });
+  if (unsupported.length > 0) throw new RuleViolation('The order uses what this venue does not support.', unsupported);
+  if (o.quantity === undefined) throw new ValidationFailed('The order needs a quantity.', [{ field: 'quantity', issue: 'required' }]);
+  const bookOrCancel = o.time_in_force === 'BOOK_OR_CANCEL';
+  return {
+    market_symbol: o.market,
+    direction: o.side,
+    order_type: o.order_type as OrderType,
+    time_in_force: bookOrCancel ? 'GTC' : (o.time_in_force as TimeInForce),
+    post_only: bookOrCancel,
+    reduce_only: o.reduce_only,
+    order_size: o.quantity,
+    limit_price: o.limit_price ?? null,
+    trigger_price: o.trigger_price ?? null,
+    external_ref: o.external_reference,
+    channel: 'CANONICAL',
+    leverage: o.leverage,
+    client_reference: o.client_reference ?? null,
+    reporting_identifier: o.reporting_identifier ?? null,
+  };
+}
+
+/** What the canonical placement answers: the order as placed, with its id and status. */
+export function canonicalOrderRecord(r: PlacedOrder): Record<string, unknown> {
+  return {
+    order_uuid: r.order_uuid,
+    status: r.status,
+    venue: 'MTF',
+    market: r.market_symbol,
+    side: r.direction,
+    order_type: r.order_type,
+    time_in_force: r.post_only ? 'BOOK_OR_CANCEL' : r.time_in_force,
+    external_reference: r.external_ref,
+    leverage: r.leverage ?? 0,
+    reduce_only: Boolean(r.reduce_only),
+    combos: [],
+    limit_price: r.limit_price,
+    quantity: r.order_size,
+    trigger_price: r.trigger_price,
+    client_reference: r.client_reference ?? null,
+    reporting_identifier: r.reporting_identifier ?? null,
+    engine_id: r.engine_id,
+    created_at: r.created_at,
+  };
+}
+
+/** The canonical answer to a single cancel. */
+export function canonicalCancelRecord(o: CancelOutcome): Record<string, unknown> {
+  return {
+    order_uuid: o.order_uuid,
+    venue: 'MTF',
+    status: o.status,
+    cancellation_attempted: o.kind === 'CANCELLED' || o.kind === 'REQUESTED',
+    cancelled: o.kind === 'CANCELLED',
+    requested_at: o.requested_at,
+    message: o.message,
+  };
+}
+
+/** CancelAllOrdersReceipt: requested = orders targeted; cancelled = those the engine cancelled before the answer. */
+export function cancelAllReceipt(outcomes: CancelOutcome[]): Record<string, unknown> {
+  const cancelled = outcomes.filter((o) => o.kind === 'CANCELLED');
+  const pending = outcomes.some((o) => o.kind === 'REQUESTED');
+  return {
+    status: pending ? 'PENDING' : 'COMPLETED',
+    requested_count: outcomes.length,
+    cancelled_count: cancelled.length,
+    order_ids: cancelled.map((o) => o.order_uuid),
+  };
+}
+
+export class ClosePosition {
+  constructor(
+    readonly principal: Principal,
+    readonly request: ClosePositionRequest,
+    readonly marketSymbol: string | null,
+  ) {}
+}
+
+/** A reduce-only market order against the caller's position (read from the positions read model). */
+@CommandHandler(ClosePosition)
+export class ClosePositionHandler implements ICommandHandler<ClosePosition, PlacedOrder> {
+  constructor(
+    private readonly db: ReadModelDatabase,
+    private readonly commandBus: CommandBus,
+  ) {}
+
+  async execute({ principal, request, marketSymbol }: ClosePosition): Promise<PlacedOrder> {
+    requireVenue(request.venue);
+    const rows: Array<{ market_symbol: string; quantity: string }> = await this.db.reader.query(
+      this.db.sql('SELECT m.market_symbol AS market_symbol, p.quantity AS quantity FROM mtf_positions p JOIN mtf_markets m ON m.market_uuid = p.market_uuid WHERE p.profile_uuid = ?'),
+      [principal.profile_uuid],
+    );
+    const open = rows.filter((r) => parseDecimal(r.quantity, { allowSign: true }) !== 0n && (marketSymbol === null || r.market_symbol === marketSymbol));
+    if (open.length === 0) throw new StateConflict(marketSymbol ? `No open position in ${marketSymbol}.` : 'No open position.');
+    if (open.length > 1) throw new ValidationFailed('Positions are open in several markets: name one.', [{ field: 'market', issue: `one of ${open.map((r) => r.market_symbol).join(', ')}` }]);
+    const net = parseDecimal(open[0].quantity, { allowSign: true });
+    const held = net < 0n ? -net : net;
+    const quantity = request.quantity === undefined ? held : parseDecimal(request.quantity);
+    if (quantity > held) throw new RuleViolation('The quantity exceeds the position.', [{ field: 'quantity', issue: `at most ${formatDecimal(held)}` }]);
+    if (quantity <= 0n) throw new PlatformError('VALIDATION_FAILED', 'The quantity must be positive.');
+    return this.commandBus.execute(
+      new PlaceOrder(principal, {
+        market_symbol: open[0].market_symbol,
+        direction: net > 0n ? 'SELL' : 'BUY',
+        order_type: 'MARKET',
+        time_in_force: 'IOC',
+        post_only: false,
+        reduce_only: true,
+        order_size: formatDecimal(quantity),
+        limit_price: null,
+        trigger_price: null,
+        external_ref: request.external_reference,
+        channel: 'CANONICAL',
+        leverage: null,
+        client_reference: null,
+        reporting_identifier: request.reporting_identifier ?? null,
+      }),
+    );
+  }
+}

@@ -1,0 +1,352 @@
+/**
+ * Runs the matching engines: one single writer per market. A worker takes the market's lease (the projection
+ * checkpoint table, name `engine:<market_uuid>`), rebuilds its engine from the latest snapshot plus the engine
+ * stream after it, then consumes the global log after the last input it decided: OrderAccepted and
+ * OrderCancelRequested events of its market. Each batch of inputs is decided by the pure MarketEngine and appended
+ * to `mtf-engine-<market_uuid>` in ONE append with the expected revision, so two writers can never both append a
+ * decision (the loser's append fails; it drops its in-memory state and stands by). Inputs and decisions are
+ * exactly-once: the engine stream records the position of every input it decided.
+ */
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
+import type { JsonObject } from '../../platform/commitments/json';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { newId, SYSTEM_ACTOR } from '../../platform/context/request-context';
+import { VersionConflict } from '../../platform/errors';
+import { EVENT_STORE, type EventMetadata, type EventStore, type EventSubscription, type NewEvent, type RecordedEvent } from '../../platform/event-store/event-store.port';
+import { availableBatches } from '../../platform/projections/batches';
+import { CheckpointStore, LEASE_MS, LeaseLost } from '../../platform/projections/checkpoint.store';
+import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { engineSnapshotStream, engineStream, type EngineEvent } from './domain/engine-events';
+import { MARKET_REGISTRY_STREAM, type MarketRegistryEvent } from './domain/market';
+import type { OrderCancelRequest, OrderPlacement } from './domain/order';
+import { MarketEngine, type EngineInput, type EngineSnapshot } from './engine/market-engine';
+
+export const ENGINE_INPUT_TYPES = new Set(['OrderAccepted', 'OrderCancelRequested']);
+
+/** What a caller waiting for the engine learns: the engine has decided every input up to `input_position`. */
+export interface EngineProgress {
+  /** Global position of the engine's last append (what read models must pass to show the decision). */
+  appended_position: bigint | null;
+  input_position: bigint;
+}
+
+type WorkerState = 'starting' | 'running' | 'standby' | 'failing' | 'stopped';
+
+class MarketWorker {
+  state: WorkerState = 'stopped';
+  engine: MarketEngine | null = null;
+  revision: bigint | null = null;
+  appendedPosition: bigint | null = null;
+  private snapshotRevision: bigint | null = null;
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private subscription: EventSubscription | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private wake: (() => void) | null = null;
+  private readonly waiters = new Set<{ position: bigint; resolve: (p: EngineProgress) => void }>();
+
+  constructor(
+    readonly market: { market_uuid: string; market_id: number },
+    private readonly host: MatchingEngineHost,
+  ) {}
+
+  get leaseName(): string {
+    return `engine:${this.market.market_uuid}`;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    await this.subscription?.close();
+    await this.loop;
+    this.loop = null;
+    this.state = 'stopped';
+  }
+
+  /** Resolves once this (local, running) engine has decided every input up to `position`. */
+  waitFor(position: bigint): Promise<EngineProgress> | null {
+    const engine = this.engine;
+    if (this.state !== 'running' || !engine) return null;
+    if (engine.lastInputPosition >= position) return Promise.resolve({ appended_position: this.appendedPosition, input_position: engine.lastInputPosition });
+    return new Promise((resolve) => this.waiters.add({ position, resolve }));
+  }
+
+  /** The subscription passed `seen` (inputs of other markets, too): waiters up to it are served. */
+  private progress(seen: bigint): void {
+    for (const w of this.waiters) {
+      if (seen >= w.position) {
+        this.waiters.delete(w);
+        w.resolve({ appended_position: this.appendedPosition, input_position: seen });
+      }
+    }
+  }
+
+  private async run(): Promise<void> {
+    const { checkpoints, logger } = this.host;
+    let delay = 250;
+    while (!this.stopping) {
+      try {
+        if (this.state !== 'failing') this.state = 'starting';
+        await checkpoints.acquire(this.leaseName);
+        this.startRenewing();
+        await this.restore();
+        this.state = 'running';
+        delay = 250;
+        await this.consume();
+      } catch (error) {
+        if (this.renewTimer) clearInterval(this.renewTimer);
+        this.engine = null; // in-memory state may be ahead of the stream: always rebuild from the stream
+        if (this.stopping) break;
+        if (error instanceof LeaseLost || error instanceof VersionConflict) {
+          this.state = 'standby';
+          await this.sleep(LEASE_MS / 3);
+          continue;
+        }
+        this.state = 'failing';
+        logger.error({ market_uuid: this.market.market_uuid, err: error }, 'matching engine failed; rebuilding from its stream');
+        await this.sleep(delay);
+        delay = Math.min(delay * 2, 30_000);
+      }
+    }
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    await checkpoints.release(this.leaseName).catch(() => undefined);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private startRenewing(): void {
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = setInterval(() => {
+      this.host.checkpoints.renew(this.leaseName).then(
+        (held) => {
+          if (!held) void this.subscription?.close();
+        },
+        () => undefined,
+      );
+    }, LEASE_MS / 3);
+    this.renewTimer.unref();
+  }
+
+  /** Latest snapshot (if any), then every engine event after it. */
+  private async restore(): Promise<void> {
+    const store = this.host.store;
+    const [snap] = await store.readStream(engineSnapshotStream(this.market.market_uuid), { direction: 'backwards', maxCount: 1 });
+    let engine = new MarketEngine(this.market);
+    let from = 0n;
+    this.snapshotRevision = null;
+    if (snap) {
+      const data = snap.data as unknown as { engine_revision: string; snapshot: EngineSnapshot };
+      engine = MarketEngine.restore(data.snapshot);
+      this.snapshotRevision = BigInt(data.engine_revision);
+      from = this.snapshotRevision + 1n;
+    }
+    let revision: bigint | null = this.snapshotRevision;
+    let position: bigint | null = null;
+    for (;;) {
+      const page = await store.readStream(engineStream(this.market.market_uuid), { fromRevision: from, maxCount: 5000 });
+      for (const e of page) engine.evolve({ type: e.type, data: e.data } as unknown as EngineEvent);
+      if (page.length > 0) {
+        revision = page[page.length - 1].revision;
+        position = page[page.length - 1].position;
+        from = revision + 1n;
+      }
+      if (page.length < 5000) break;
+    }
+    this.engine = engine;
+    this.revision = revision;
+    this.appendedPosition = position;
+  }
+
+  private async consume(): Promise<void> {
+    const engine = this.engine!;
+    const subscription = this.host.store.subscribeToAll({ after: engine.lastInputPosition });
+    this.subscription = subscription;
+    try {
+      for await (const batch of availableBatches(subscription, this.host.batchSize)) {
+        if (this.stopping) break;
+        await this.decideBatch(engine, batch);
+        this.progress(batch[batch.length - 1].position);
+      }
+    } finally {
+      this.subscription = null;
+      await subscription.close();
+    }
+    if (!this.stopping) throw new LeaseLost(this.leaseName);
+  }
+
+  private async decideBatch(engine: MarketEngine, batch: RecordedEvent[]): Promise<void> {
+    const events: NewEvent[] = [];
+    const market_uuid = this.market.market_uuid;
+    for (const e of batch) {
+      if (!ENGINE_INPUT_TYPES.has(e.type) || e.position <= engine.lastInputPosition) continue;
+      const input = toInput(e, market_uuid);
+      if (!input) continue;
+      const metadata: EventMetadata = {
+        tenant_uuid: e.metadata.tenant_uuid,
+        workspace_uuid: e.metadata.workspace_uuid,
+        actor: { type: 'system', reference: `mtf-engine-${this.market.market_id}` },
+        correlation_id: e.metadata.correlation_id,
+        causation_id: e.event_id,
+        request_id: e.metadata.request_id,
+        schema_version: 1,
+      };
+      for (const decided of engine.decide(input)) events.push({ event_id: newId(), type: decided.type, data: decided.data as unknown as JsonObject, metadata });
+    }
+    if (events.length === 0) return;
+    const result = await this.host.store.append(engineStream(market_uuid), events, this.revision === null ? 'no_stream' : this.revision);
+    this.revision = result.next_revision;
+    this.appendedPosition = result.position;
+    if (result.next_revision - (this.snapshotRevision ?? -1n) >= BigInt(this.host.snapshotEvery)) await this.takeSnapshot(engine);
+  }
+
+  /** A cache of the engine state: losing one only lengthens the next start-up. */
+  private async takeSnapshot(engine: MarketEngine): Promise<void> {
+    const revision = this.revision!;
+    try {
+      await this.host.store.append(
+        engineSnapshotStream(this.market.market_uuid),
+        [{ event_id: newId(), type: 'EngineSnapshotTaken', data: { engine_revision: revision.toString(), snapshot: engine.snapshot() as unknown as JsonObject }, metadata: snapshotMetadata() }],
+        'any',
+      );
+      this.snapshotRevision = revision;
+    } catch (error) {
+      this.host.logger.warn({ market_uuid: this.market.market_uuid, err: error }, 'engine snapshot not written');
+    }
+  }
+}
+
+function snapshotMetadata(): EventMetadata {
+  return { tenant_uuid: null, workspace_uuid: null, actor: SYSTEM_ACTOR, correlation_id: newId(), causation_id: null, request_id: null, schema_version: 1 };
+}
+
+/** The engine's view of an order-stream event of its market; null for other markets. */
+function toInput(e: RecordedEvent, market_uuid: string): EngineInput | null {
+  if (e.type === 'OrderAccepted') {
+    const p = e.data as unknown as OrderPlacement;
+    if (p.market_uuid !== market_uuid) return null;
+    return {
+      kind: 'PLACE',
+      input_position: e.position,
+      order: {
+        order_uuid: p.order_uuid,
+        profile_uuid: p.profile_uuid,
+        direction: p.direction,
+        order_type: p.order_type,
+        time_in_force: p.time_in_force,
+        post_only: p.post_only,
+        reduce_only: p.reduce_only ?? false,
+        order_size: p.order_size,
+        limit_price: p.limit_price,
+        trigger_price: p.trigger_price ?? null,
+      },
+    };
+  }
+  const c = e.data as unknown as OrderCancelRequest;
+  if (c.market_uuid !== market_uuid) return null;
+  return { kind: 'CANCEL', input_position: e.position, order_uuid: c.order_uuid, profile_uuid: c.profile_uuid, reason: c.reason };
+}
+
+@Injectable()
+export class MatchingEngineHost implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly checkpoints: CheckpointStore;
+  readonly batchSize: number;
+  readonly snapshotEvery: number;
+  private readonly workers = new Map<string, MarketWorker>();
+  private discoverTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    @Inject(EVENT_STORE) readonly store: EventStore,
+    db: ReadModelDatabase,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    readonly logger: Logger,
+  ) {
+    this.checkpoints = new CheckpointStore(db);
+    this.batchSize = config.projectionBatchSize;
+    this.snapshotEvery = config.engineSnapshotEvery;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.matchingEngines) return;
+    await this.discover();
+    // Markets created on any node are picked up here; standby workers keep trying their lease on their own.
+    this.discoverTimer = setInterval(() => void this.discover().catch(() => undefined), 2000);
+    this.discoverTimer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.discoverTimer) clearInterval(this.discoverTimer);
+    await Promise.all([...this.workers.values()].map((w) => w.stop()));
+  }
+
+  /** Starts a worker for every listed market (idempotent). */
+  async discover(): Promise<void> {
+    const listed = await this.store.readStream(MARKET_REGISTRY_STREAM);
+    for (const e of listed) {
+      const d = (e as unknown as MarketRegistryEvent).data;
+      if (this.workers.has(d.market_uuid)) continue;
+      const worker = new MarketWorker({ market_uuid: d.market_uuid, market_id: d.market_id }, this);
+      this.workers.set(d.market_uuid, worker);
+      worker.start();
+    }
+  }
+
+  status(): Array<{ market_uuid: string; state: WorkerState; input_position: string | null; revision: string | null }> {
+    return [...this.workers.values()].map((w) => ({
+      market_uuid: w.market.market_uuid,
+      state: w.state,
+      input_position: w.engine?.lastInputPosition.toString() ?? null,
+      revision: w.revision?.toString() ?? null,
+    }));
+  }
+
+  /** The local engine, when this node runs the market (read-only use: depth, positions in tests). */
+  engine(market_uuid: string): MarketEngine | null {
+    const w = this.workers.get(market_uuid);
+    return w?.state === 'running' ? w.engine : null;
+  }
+
+  /**
+   * Waits until the market's engine has decided every input up to `position` (local engine: in memory; another
+   * node's: its stream tail). Null after `timeoutMs`.
+   */
+  async waitForEngine(market_uuid: string, position: bigint, timeoutMs: number): Promise<EngineProgress | null> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const local = this.workers.get(market_uuid)?.waitFor(position);
+      if (local) return withTimeout(local, deadline - Date.now());
+      const [last] = await this.store.readStream(engineStream(market_uuid), { direction: 'backwards', maxCount: 1 });
+      if (last && BigInt((last.data as { input_position: string }).input_position) >= position) {
+        return { appended_position: last.position, input_position: BigInt((last.data as { input_position: string }).input_position) };
+      }
+      if (Date.now() >= deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  if (ms <= 0) return Promise.race([promise, Promise.resolve(null)]);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    void promise.then((v) => {
+      clearTimeout(timer);
+      resolve(v);
+    });
+  });
+}

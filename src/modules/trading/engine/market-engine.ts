@@ -1,0 +1,448 @@
+/**
+ * One market's engine state and its decider, pure: `decide(input)` matches an order-stream input (an accepted
+ * order or a cancel request) against the book and returns the engine events it appends; `evolve(event)` applies
+ * one engine event to a state (rebuild after a restart). The live path mutates the book while deciding (matching
+ * needs it); evolving the same events on the previous state gives the same state — tested as a property.
+ *
+ * Beyond the core matcher (matching.ts): stop orders (STOP → market, STOP_LIMIT → limit) armed until the last trade
+ * price reaches their trigger (BUY: last ≥ trigger, SELL: last ≤ trigger; at once if already there on arrival),
+ * released in arming order, cascading; reduce-only orders cut to the owner's position in this market (never
+ * resting: acceptance refuses reduce-only GTC limits); per-owner net positions; the last trade price.
+ */
+import { createHash } from 'node:crypto';
+import {
+  CANCEL_REASONS,
+  type EngineCancelCode,
+  type EngineEvent,
+  type EngineOrderType,
+  type EngineTimeInForce,
+  type OrderOpenedData,
+} from '../domain/engine-events';
+import { formatDecimal, parseDecimal } from './fixed18';
+import { EngineInputError, match, type EngineDecision } from './matching';
+import { OrderBook, type Side } from './order-book';
+
+export interface EngineMarket {
+  market_uuid: string;
+  market_id: number;
+}
+
+/** What the engine needs of an accepted order (OrderAccepted data carries more). */
+export interface EngineOrder {
+  order_uuid: string;
+  profile_uuid: string;
+  direction: Side;
+  order_type: EngineOrderType;
+  time_in_force: EngineTimeInForce;
+  post_only: boolean;
+  reduce_only: boolean;
+  order_size: string;
+  limit_price: string | null;
+  trigger_price: string | null;
+}
+
+export type EngineInput =
+  | { kind: 'PLACE'; input_position: bigint; order: EngineOrder }
+  | { kind: 'CANCEL'; input_position: bigint; order_uuid: string; profile_uuid: string; reason: 'USER_REQUEST' | 'CANCEL_ALL' };
+
+interface ArmedStop {
+  order_uuid: string;
+  profile_uuid: string;
+  side: Side;
+  order_type: 'STOP' | 'STOP_LIMIT';
+  time_in_force: EngineTimeInForce;
+  reduce_only: boolean;
+  price: bigint | null;
+  trigger_price: bigint;
+  size: bigint;
+  sequence: number;
+}
+
+/** JSON image of an engine (decimal strings, no bigint), appended to the snapshot stream. */
+export interface EngineSnapshot {
+  market_uuid: string;
+  market_id: number;
+  last_input_position: string;
+  last_price: string | null;
+  next_sequence: number;
+  /** Resting orders, best first per side, oldest first within a price. */
+  bids: SnapshotOrder[];
+  asks: SnapshotOrder[];
+  stops: Array<Omit<ArmedStop, 'price' | 'trigger_price' | 'size'> & { price: string | null; trigger_price: string; size: string }>;
+  /** [profile_uuid, signed net position] sorted by profile. */
+  positions: Array<[string, string]>;
+}
+
+interface SnapshotOrder {
+  order_id: string;
+  owner: string;
+  price: string;
+  remaining: string;
+  sequence: number;
+}
+
+export type TradeIdSource = (market_uuid: string, input_position: bigint, n: number) => string;
+
+/** Trade ids derived from where the trade was decided: the same on every replay, unique per market and input. */
+export const derivedTradeId: TradeIdSource = (market, position, n) => createHash('sha256').update(`mtf-trade:${market}:${position}:${n}`).digest('hex').slice(0, 32);
+
+const ENGINE_REJECTED = 'ENGINE_REJECTED';
+
+export class MarketEngine {
+  book = new OrderBook();
+  private readonly stops = new Map<string, ArmedStop>();
+  private readonly positions = new Map<string, bigint>();
+  lastPrice: bigint | null = null;
+  lastInputPosition = 0n;
+
+  constructor(
+    readonly market: EngineMarket,
+    private readonly tradeId: TradeIdSource = derivedTradeId,
+  ) {}
+
+  engineId(sequence: number): string {
+    return `GW-${this.market.market_id}-0-${sequence}`;
+  }
+
+  position(profile_uuid: string): bigint {
+    return this.positions.get(profile_uuid) ?? 0n;
+  }
+
+  /** Whether the engine holds the order (resting in the book or an armed stop). */
+  holds(order_uuid: string): boolean {
+    return this.book.has(order_uuid) || this.stops.has(order_uuid);
+  }
+
+  // ---------------------------------------------------------------------------------------------------- decide
+
+  /** Decides one input, updating this state; returns the events to append (never empty). */
+  decide(input: EngineInput): EngineEvent[] {
+    if (input.input_position <= this.lastInputPosition) throw new Error(`engine input ${input.input_position} is not after ${this.lastInputPosition}`);
+    const out = new Emitter(this.market.market_uuid, input.input_position);
+    if (input.kind === 'CANCEL') this.decideCancel(input, out);
+    else this.decidePlace(input.order, input.input_position, out);
+    this.lastInputPosition = input.input_position;
+    return out.events;
+  }
+
+  private decideCancel(input: Extract<EngineInput, { kind: 'CANCEL' }>, out: Emitter): void {
+    const reason: EngineCancelCode = input.reason;
+    const resting = this.book.get(input.order_uuid);
+    if (resting && resting.owner === input.profile_uuid) {
+      const remaining = resting.remaining;
+      this.book.delete(input.order_uuid);
+      out.cancelled(input.order_uuid, input.profile_uuid, reason, remaining);
+      return;
+    }
+    const stop = this.stops.get(input.order_uuid);
+    if (stop && stop.profile_uuid === input.profile_uuid) {
+      this.stops.delete(input.order_uuid);
+      out.cancelled(input.order_uuid, input.profile_uuid, reason, stop.size);
+      return;
+    }
+    out.push({ type: 'OrderCancelRejected', data: { ...out.base(), order_uuid: input.order_uuid, profile_uuid: input.profile_uuid, reason: 'ORDER_NOT_OPEN' } });
+  }
+
+  private decidePlace(o: EngineOrder, inputPosition: bigint, out: Emitter): void {
+    // An order stream is accepted once (revision 0), so a second PLACE of one order is a broken input log.
+    if (this.holds(o.order_uuid)) throw new Error(`invariant: order ${o.order_uuid} placed twice`);
+    let size: bigint;
+    let price: bigint | null;
+    let trigger: bigint | null;
+    try {
+      size = parseDecimal(o.order_size);
+      price = o.limit_price === null ? null : parseDecimal(o.limit_price);
+      trigger = o.trigger_price === null ? null : parseDecimal(o.trigger_price);
+    } catch {
+      size = 0n;
+      price = null;
+      trigger = null;
+    }
+    const isStop = o.order_type === 'STOP' || o.order_type === 'STOP_LIMIT';
+    const opened = (sequence: number): OrderOpenedData => ({
+      ...out.base(),
+      order_uuid: o.order_uuid,
+      profile_uuid: o.profile_uuid,
+      sequence,
+      engine_id: this.engineId(sequence),
+      order_sequence: `${inputPosition}_${sequence}`,
+      side: o.direction,
+      order_type: o.order_type,
+      time_in_force: o.time_in_force,
+      post_only: o.post_only,
+      reduce_only: o.reduce_only,
+      price: price === null ? null : formatDecimal(price),
+      trigger_price: trigger === null ? null : formatDecimal(trigger),
+      size: formatDecimal(size),
+    });
+
+    if (isStop) {
+      const sequence = this.book.takeSequence();
+      out.push({ type: 'OrderOpened', data: opened(sequence) });
+      if (size <= 0n || trigger === null || trigger <= 0n || (o.order_type === 'STOP_LIMIT' ? price === null : price !== null) || o.post_only) {
+        out.cancelled(o.order_uuid, o.profile_uuid, ENGINE_REJECTED, size > 0n ? size : 0n);
+        return;
+      }
+      const stop: ArmedStop = {
+        order_uuid: o.order_uuid,
+        profile_uuid: o.profile_uuid,
+        side: o.direction,
+        order_type: o.order_type as 'STOP' | 'STOP_LIMIT',
+        time_in_force: o.time_in_force,
+        reduce_only: o.reduce_only,
+        price,
+        trigger_price: trigger,
+        size,
+        sequence,
+      };
+      this.stops.set(o.order_uuid, stop);
+    } else {
+      const sequence = this.book.nextSequence;
+      out.push({ type: 'OrderOpened', data: opened(sequence) });
+      this.execute(
+        { order_uuid: o.order_uuid, profile_uuid: o.profile_uuid, side: o.direction, type: o.order_type === 'MARKET' ? 'MARKET' : 'LIMIT', price, size, tif: o.time_in_force, post_only: o.post_only, reduce_only: o.reduce_only },
+        out,
+      );
+    }
+    this.releaseStops(out);
+  }
+
+  /** Matches an order (a new one, or a released stop) with the reduce-only cut; emits what happened. */
+  private execute(
+    o: { order_uuid: string; profile_uuid: string; side: Side; type: 'LIMIT' | 'MARKET'; price: bigint | null; size: bigint; tif: EngineTimeInForce; post_only: boolean; reduce_only: boolean },
+    out: Emitter,
+  ): void {
+    let workSize = o.size;
+    if (o.reduce_only) {
+      const position = this.position(o.profile_uuid);
+      const reducible = o.side === 'BUY' ? (position < 0n ? -position : 0n) : position > 0n ? position : 0n;
+      if (reducible === 0n || (o.tif === 'FOK' && o.size > reducible)) {
+        this.book.takeSequence();
+        out.cancelled(o.order_uuid, o.profile_uuid, reducible === 0n ? 'REDUCE_ONLY_NO_POSITION' : 'REDUCE_ONLY_EXCEEDS_POSITION', o.size);
+        return;
+      }
+      if (workSize > reducible) workSize = reducible;
+    }
+    const excess = o.size - workSize;
+    let decision: EngineDecision;
+    try {
+      decision = match(this.book, { order_id: o.order_uuid, owner: o.profile_uuid, side: o.side, type: o.type, price: o.price, size: workSize, time_in_force: o.tif, post_only: o.post_only }, {
+        nextTradeId: () => this.tradeId(this.market.market_uuid, out.position, out.nextTradeIndex()),
+      });
+    } catch (error) {
+      if (!(error instanceof EngineInputError)) throw error;
+      // Acceptance validates against the market; an order the matcher still refuses is cancelled, never guessed at.
+      this.book.takeSequence();
+      out.cancelled(o.order_uuid, o.profile_uuid, ENGINE_REJECTED, o.size);
+      return;
+    }
+    this.emitDecision(decision, o.profile_uuid, excess, out);
+  }
+
+  private emitDecision(d: EngineDecision, taker: string, excess: bigint, out: Emitter): void {
+    let t = 0;
+    let filled = 0n;
+    const takerSize = d.filled + d.remaining + excess;
+    for (const change of d.book_changes) {
+      if (change.kind === 'ADDED') continue;
+      if (change.kind === 'REMOVED' && change.reason === 'CANCELLED') {
+        const stp = d.cancelled.find((c) => c.resting && c.order_id === change.order_id)!;
+        out.cancelled(stp.order_id, stp.owner, 'SELF_TRADE_PREVENTION', stp.remaining);
+        continue;
+      }
+      const trade = d.trades[t++];
+      filled += trade.size;
+      const makerRemaining = change.kind === 'REDUCED' ? change.remaining : 0n;
+      this.recordTrade(trade.taker_side, trade.maker_owner, taker, trade.price, trade.size);
+      out.push({
+        type: 'TradeExecuted',
+        data: {
+          ...out.base(),
+          trade_uuid: trade.trade_id,
+          maker_order_uuid: trade.maker_order_id,
+          taker_order_uuid: trade.taker_order_id,
+          maker_profile_uuid: trade.maker_owner,
+          taker_profile_uuid: taker,
+          taker_side: trade.taker_side,
+          price: formatDecimal(trade.price),
+          size: formatDecimal(trade.size),
+          maker_remaining: formatDecimal(makerRemaining),
+          taker_remaining: formatDecimal(takerSize - filled),
+        },
+      });
+      if (makerRemaining === 0n) out.push({ type: 'OrderFilled', data: { ...out.base(), order_uuid: trade.maker_order_id, profile_uuid: trade.maker_owner } });
+    }
+    if (t !== d.trades.length) throw new Error('invariant: every trade has its book change');
+    if (d.status === 'FILLED') {
+      if (excess > 0n) out.cancelled(d.order_id, taker, 'REDUCE_ONLY_EXCEEDS_POSITION', excess);
+      else out.push({ type: 'OrderFilled', data: { ...out.base(), order_uuid: d.order_id, profile_uuid: taker } });
+    } else if (d.status === 'CANCELLED') {
+      const own = d.cancelled.find((c) => !c.resting)!;
+      out.cancelled(d.order_id, taker, own.reason, own.remaining + excess);
+    } else {
+      const r = d.resting_order!;
+      out.push({
+        type: 'OrderRested',
+        data: { ...out.base(), order_uuid: r.order_id, profile_uuid: taker, side: r.side, price: formatDecimal(r.price), remaining: formatDecimal(r.remaining), sequence: r.sequence },
+      });
+    }
+  }
+
+  private recordTrade(takerSide: Side, maker: string, taker: string, price: bigint, size: bigint): void {
+    const signed = takerSide === 'BUY' ? size : -size;
+    this.positions.set(taker, this.position(taker) + signed);
+    this.positions.set(maker, this.position(maker) - signed);
+    this.lastPrice = price;
+  }
+
+  /** Releases armed stops the last price has reached, oldest armed first; a release may trade and release more. */
+  private releaseStops(out: Emitter): void {
+    for (;;) {
+      const last = this.lastPrice;
+      if (last === null || this.stops.size === 0) return;
+      let next: ArmedStop | undefined;
+      for (const s of this.stops.values()) {
+        if (s.side === 'BUY' ? last >= s.trigger_price : last <= s.trigger_price) {
+          next = s;
+          break;
+        }
+      }
+      if (!next) return;
+      this.stops.delete(next.order_uuid);
+      out.push({ type: 'StopOrderTriggered', data: { ...out.base(), order_uuid: next.order_uuid, last_price: formatDecimal(last), sequence: this.book.nextSequence } });
+      this.execute(
+        {
+          order_uuid: next.order_uuid,
+          profile_uuid: next.profile_uuid,
+          side: next.side,
+          type: next.order_type === 'STOP' ? 'MARKET' : 'LIMIT',
+          price: next.price,
+          size: next.size,
+          tif: next.time_in_force,
+          post_only: false,
+          reduce_only: next.reduce_only,
+        },
+        out,
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------- evolve
+
+  /** Applies one engine event (restore). The inverse of nothing: it trusts the stream it reads. */
+  evolve(event: EngineEvent): void {
+    const position = BigInt(event.data.input_position);
+    if (position > this.lastInputPosition) this.lastInputPosition = position;
+    switch (event.type) {
+      case 'OrderOpened': {
+        const d = event.data;
+        this.book.advanceSequence(d.sequence + 1);
+        if (d.order_type === 'STOP' || d.order_type === 'STOP_LIMIT') {
+          this.stops.set(d.order_uuid, {
+            order_uuid: d.order_uuid,
+            profile_uuid: d.profile_uuid,
+            side: d.side,
+            order_type: d.order_type,
+            time_in_force: d.time_in_force,
+            reduce_only: d.reduce_only,
+            price: d.price === null ? null : parseDecimal(d.price),
+            trigger_price: d.trigger_price === null ? 0n : parseDecimal(d.trigger_price),
+            size: parseDecimal(d.size),
+            sequence: d.sequence,
+          });
+        }
+        return;
+      }
+      case 'StopOrderTriggered':
+        this.stops.delete(event.data.order_uuid);
+        this.book.advanceSequence(event.data.sequence + 1);
+        return;
+      case 'TradeExecuted': {
+        const d = event.data;
+        const makerRemaining = parseDecimal(d.maker_remaining);
+        if (makerRemaining === 0n) this.book.delete(d.maker_order_uuid);
+        else this.book.setRemaining(d.maker_order_uuid, makerRemaining);
+        this.recordTrade(d.taker_side, d.maker_profile_uuid, d.taker_profile_uuid, parseDecimal(d.price), parseDecimal(d.size));
+        return;
+      }
+      case 'OrderCancelled':
+        this.book.delete(event.data.order_uuid);
+        this.stops.delete(event.data.order_uuid);
+        return;
+      case 'OrderRested': {
+        const d = event.data;
+        this.book.add({ order_id: d.order_uuid, owner: d.profile_uuid, side: d.side, price: parseDecimal(d.price), remaining: parseDecimal(d.remaining), sequence: d.sequence });
+        return;
+      }
+      case 'OrderFilled':
+      case 'OrderCancelRejected':
+        return;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------- snapshot
+
+  snapshot(): EngineSnapshot {
+    const book = this.book.snapshot();
+    const order = (o: { order_id: string; owner: string; price: bigint; remaining: bigint; sequence: number }): SnapshotOrder => ({
+      order_id: o.order_id,
+      owner: o.owner,
+      price: formatDecimal(o.price),
+      remaining: formatDecimal(o.remaining),
+      sequence: o.sequence,
+    });
+    return {
+      market_uuid: this.market.market_uuid,
+      market_id: this.market.market_id,
+      last_input_position: this.lastInputPosition.toString(),
+      last_price: this.lastPrice === null ? null : formatDecimal(this.lastPrice),
+      next_sequence: book.next_sequence,
+      bids: book.bids.map(order),
+      asks: book.asks.map(order),
+      stops: [...this.stops.values()].map((s) => ({ ...s, price: s.price === null ? null : formatDecimal(s.price), trigger_price: formatDecimal(s.trigger_price), size: formatDecimal(s.size) })),
+      positions: [...this.positions.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, formatDecimal(v)]),
+    };
+  }
+
+  static restore(s: EngineSnapshot, tradeId: TradeIdSource = derivedTradeId): MarketEngine {
+    const engine = new MarketEngine({ market_uuid: s.market_uuid, market_id: s.market_id }, tradeId);
+    const order = (side: Side) => (o: SnapshotOrder) => ({ order_id: o.order_id, owner: o.owner, side, price: parseDecimal(o.price), remaining: parseDecimal(o.remaining), sequence: o.sequence });
+    engine.book = OrderBook.fromSnapshot({ next_sequence: s.next_sequence, bids: s.bids.map(order('BUY')), asks: s.asks.map(order('SELL')) });
+    for (const st of s.stops) {
+      engine.stops.set(st.order_uuid, { ...st, price: st.price === null ? null : parseDecimal(st.price), trigger_price: parseDecimal(st.trigger_price), size: parseDecimal(st.size) });
+    }
+    for (const [profile, v] of s.positions) engine.positions.set(profile, parseDecimal(v, { allowSign: true }));
+    engine.lastPrice = s.last_price === null ? null : parseDecimal(s.last_price);
+    engine.lastInputPosition = BigInt(s.last_input_position);
+    return engine;
+  }
+}
+
+/** Collects one decision's events with their common fields. */
+class Emitter {
+  readonly events: EngineEvent[] = [];
+  private trades = 0;
+  constructor(
+    private readonly market_uuid: string,
+    readonly position: bigint,
+  ) {}
+
+  base(): { market_uuid: string; input_position: string } {
+    return { market_uuid: this.market_uuid, input_position: this.position.toString() };
+  }
+
+  nextTradeIndex(): number {
+    return this.trades++;
+  }
+
+  push(e: EngineEvent): void {
+    this.events.push(e);
+  }
+
+  cancelled(order_uuid: string, profile_uuid: string, reason: EngineCancelCode, remaining: bigint): void {
+    this.events.push({
+      type: 'OrderCancelled',
+      data: { ...this.base(), order_uuid, profile_uuid, reason, cancel_reason: CANCEL_REASONS[reason], remaining: formatDecimal(remaining) },
+    });
+  }
+}

@@ -1,0 +1,35 @@
+/** Trading test helpers on a running test app: traders with bearer tokens, placing orders, waiting for the engine. */
+import { readMailbox } from '../../src/modules/identity/delivery';
+import type { TestApp } from './app';
+import { hex32 } from './events';
+
+export type Headers = Record<string, string>;
+export const TEST_ADMIN = { email: 'ops@platform.test', password: 'Root-Passw0rd-2026!' };
+
+/** Registers, activates and logs in a new trader; returns the Authorization header. */
+export async function registerTrader(t: TestApp): Promise<Headers> {
+  const email = `trader-${hex32().slice(0, 8)}@example.com`;
+  const password = 'Trader-Password-2026';
+  await t.app.inject({ method: 'POST', url: '/api/v1/identity/registrations', payload: { account_type: 'personal', first_name: 'T', last_name: 'R', email, password, terms: { version: '1', accepted: true } } });
+  const [d] = await readMailbox(t.config.dataDir, email);
+  await t.app.inject({ method: 'POST', url: '/api/v1/identity/activations', payload: { token: d.token } });
+  const r = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sessions', payload: { email, password } });
+  return { authorization: `Bearer ${r.json().access_token}` };
+}
+
+export async function adminHeaders(t: TestApp): Promise<Headers> {
+  const a = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sessions', payload: TEST_ADMIN });
+  return { authorization: `Bearer ${a.json().access_token}` };
+}
+
+/** Polls `read` until `done` holds (the engine decides asynchronously); fails with the last value seen. */
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 20));
+    last = await read();
+  }
+  return last;
+}
