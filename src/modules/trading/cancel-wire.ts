@@ -4,11 +4,11 @@
  * NEW; `success: false` entries for unknown, foreign or final orders, carrying nothing of another account.
  */
 import type { CancelOutcome } from './cancels';
+import { asUuid } from './orders';
 
 const MODEL = 'mtf.order';
 export const UPDATE_COMPLETED = 'The following update on model mtf.order has been completed';
 
-const asUuid = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
 /** `YYYY-MM-DD HH:MM:SS.ffffff` (UTC) from an RFC 3339 instant. */
 export function eventManagerTimestamp(iso: string): string {

@@ -10,29 +10,18 @@ import { ReadModelDatabase } from '../../platform/read-model/read-model.datasour
 import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, parseDecimal } from './engine/fixed18';
 import { marketDecider, marketStream } from './domain/market';
-import { orderDecider, orderStream, type OrderPlacement, type OrderType, type TimeInForce } from './domain/order';
+import { orderDecider, orderStream, type OrderPlacement } from './domain/order';
 import type { PlaceMtfOrderRequest } from './dto/order.dto';
 
 const derived = (label: string, value: string): string => createHash('sha256').update(`${label}:${value}`).digest('hex').slice(0, 32);
-const asUuid = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+/** A 32-hex id as a hyphenated UUID (the seeds' form for order_group and event_manager_id). */
+export const asUuid = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
 /** What any placement API asks for, in the engine's terms (the MTF and canonical shapes both map to it). */
-export interface OrderSpec {
-  market_symbol: string;
-  direction: 'BUY' | 'SELL';
-  order_type: OrderType;
-  time_in_force: TimeInForce;
-  post_only: boolean;
-  reduce_only: boolean;
-  order_size: string;
-  limit_price: string | null;
-  trigger_price: string | null;
-  external_ref: string;
-  channel: 'MTF' | 'CANONICAL';
-  leverage: number | null;
-  client_reference: string | null;
-  reporting_identifier: string | null;
-}
+export type OrderSpec = { market_symbol: string } & Pick<
+  OrderPlacement,
+  'direction' | 'order_type' | 'time_in_force' | 'post_only' | 'reduce_only' | 'order_size' | 'limit_price' | 'trigger_price' | 'external_ref' | 'channel' | 'leverage' | 'client_reference' | 'reporting_identifier'
+>;
 
 /** The MTF shape: a null limit price is a market order; the three 0/1 flags. */
 export function mtfOrderSpec(r: PlaceMtfOrderRequest): OrderSpec {
