@@ -70,6 +70,8 @@ describe('MTF matching engine', () => {
     expect(filledAsk.trades[0]).toMatch(/^[0-9a-f]{32}$/);
     expect(filledBid.trades).toEqual(filledAsk.trades);
     expect(filledBid.cancel_reason).toBeNull();
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics.match(/^platform_matching_engine_up\{market_uuid="[0-9a-f]{32}",state="running"\} 1$/gm)).toHaveLength(3);
   });
 
   it('cancels a market order that finds no liquidity with 41_CancelReason_MarketOrderNoLiquidity', async () => {

@@ -9,6 +9,8 @@
  */
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
+import { Gauge } from 'prom-client';
+import { MetricsService } from '../../platform/observability/metrics.service';
 import type { JsonObject } from '../../platform/commitments/json';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { newId, SYSTEM_ACTOR } from '../../platform/context/request-context';
@@ -275,10 +277,32 @@ export class MatchingEngineHost implements OnApplicationBootstrap, OnModuleDestr
     db: ReadModelDatabase,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     readonly logger: Logger,
+    metrics: MetricsService,
   ) {
     this.checkpoints = new CheckpointStore(db);
     this.batchSize = config.projectionBatchSize;
     this.snapshotEvery = config.engineSnapshotEvery;
+    const host = this;
+    new Gauge({
+      name: 'platform_matching_engine_up',
+      help: "1 when this node runs the market's engine or stands by for another node's, 0 when starting or failing.",
+      labelNames: ['market_uuid', 'state'],
+      registers: [metrics.registry],
+      collect() {
+        this.reset();
+        for (const s of host.status()) this.set({ market_uuid: s.market_uuid, state: s.state }, s.state === 'running' || s.state === 'standby' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'platform_matching_engine_input_position',
+      help: 'Global position of the last input each engine run here has decided.',
+      labelNames: ['market_uuid'],
+      registers: [metrics.registry],
+      collect() {
+        this.reset();
+        for (const s of host.status()) if (s.input_position !== null) this.set({ market_uuid: s.market_uuid }, Number(s.input_position));
+      },
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
