@@ -140,7 +140,7 @@ export class MarketEngine {
       out.cancelled(input.order_uuid, input.profile_uuid, reason, stop.size);
       return;
     }
-    out.push({ type: 'OrderCancelRejected', data: { ...out.base(), order_uuid: input.order_uuid, profile_uuid: input.profile_uuid, reason: 'ORDER_NOT_OPEN' } });
+    out.push({ type: 'OrderCancelRejected', data: { market_uuid: out.market_uuid, input_position: out.input_position, order_uuid: input.order_uuid, profile_uuid: input.profile_uuid, reason: 'ORDER_NOT_OPEN' } });
   }
 
   private decidePlace(o: EngineOrder, inputPosition: bigint, out: Emitter): void {
@@ -160,7 +160,7 @@ export class MarketEngine {
     }
     const isStop = o.order_type === 'STOP' || o.order_type === 'STOP_LIMIT';
     const opened = (sequence: number): OrderOpenedData => ({
-      ...out.base(),
+      market_uuid: out.market_uuid, input_position: out.input_position,
       order_uuid: o.order_uuid,
       profile_uuid: o.profile_uuid,
       sequence,
@@ -257,7 +257,7 @@ export class MarketEngine {
       out.push({
         type: 'TradeExecuted',
         data: {
-          ...out.base(),
+          market_uuid: out.market_uuid, input_position: out.input_position,
           trade_uuid: trade.trade_id,
           maker_order_uuid: trade.maker_order_id,
           taker_order_uuid: trade.taker_order_id,
@@ -270,12 +270,12 @@ export class MarketEngine {
           taker_remaining: formatDecimal(takerSize - filled),
         },
       });
-      if (makerRemaining === 0n) out.push({ type: 'OrderFilled', data: { ...out.base(), order_uuid: trade.maker_order_id, profile_uuid: trade.maker_owner } });
+      if (makerRemaining === 0n) out.push({ type: 'OrderFilled', data: { market_uuid: out.market_uuid, input_position: out.input_position, order_uuid: trade.maker_order_id, profile_uuid: trade.maker_owner } });
     }
     if (t !== d.trades.length) throw new Error('invariant: every trade has its book change');
     if (d.status === 'FILLED') {
       if (excess > 0n) out.cancelled(d.order_id, taker, 'REDUCE_ONLY_EXCEEDS_POSITION', excess);
-      else out.push({ type: 'OrderFilled', data: { ...out.base(), order_uuid: d.order_id, profile_uuid: taker } });
+      else out.push({ type: 'OrderFilled', data: { market_uuid: out.market_uuid, input_position: out.input_position, order_uuid: d.order_id, profile_uuid: taker } });
     } else if (d.status === 'CANCELLED') {
       const own = d.cancelled.find((c) => !c.resting)!;
       out.cancelled(d.order_id, taker, own.reason, own.remaining + excess);
@@ -283,7 +283,7 @@ export class MarketEngine {
       const r = d.resting_order!;
       out.push({
         type: 'OrderRested',
-        data: { ...out.base(), order_uuid: r.order_id, profile_uuid: taker, side: r.side, price: formatDecimal(r.price), remaining: formatDecimal(r.remaining), sequence: r.sequence },
+        data: { market_uuid: out.market_uuid, input_position: out.input_position, order_uuid: r.order_id, profile_uuid: taker, side: r.side, price: formatDecimal(r.price), remaining: formatDecimal(r.remaining), sequence: r.sequence },
       });
     }
   }
@@ -309,7 +309,7 @@ export class MarketEngine {
       }
       if (!next) return;
       this.stops.delete(next.order_uuid);
-      out.push({ type: 'StopOrderTriggered', data: { ...out.base(), order_uuid: next.order_uuid, last_price: formatDecimal(last), sequence: this.book.nextSequence } });
+      out.push({ type: 'StopOrderTriggered', data: { market_uuid: out.market_uuid, input_position: out.input_position, order_uuid: next.order_uuid, last_price: formatDecimal(last), sequence: this.book.nextSequence } });
       this.execute(
         {
           order_uuid: next.order_uuid,
@@ -421,15 +421,16 @@ export class MarketEngine {
 /** Collects one decision's events with their common fields. */
 class Emitter {
   readonly events: EngineEvent[] = [];
+  /** Every event of this decision carries these (listed, not spread: V8 spreads into large literals slowly). */
+  readonly input_position: string;
   private trades = 0;
   constructor(
-    private readonly market_uuid: string,
+    readonly market_uuid: string,
     readonly position: bigint,
-  ) {}
-
-  base(): { market_uuid: string; input_position: string } {
-    return { market_uuid: this.market_uuid, input_position: this.position.toString() };
+  ) {
+    this.input_position = position.toString();
   }
+
 
   nextTradeIndex(): number {
     return this.trades++;
@@ -442,7 +443,7 @@ class Emitter {
   cancelled(order_uuid: string, profile_uuid: string, reason: EngineCancelCode, remaining: bigint): void {
     this.events.push({
       type: 'OrderCancelled',
-      data: { ...this.base(), order_uuid, profile_uuid, reason, cancel_reason: CANCEL_REASONS[reason], remaining: formatDecimal(remaining) },
+      data: { market_uuid: this.market_uuid, input_position: this.input_position, order_uuid, profile_uuid, reason, cancel_reason: CANCEL_REASONS[reason], remaining: formatDecimal(remaining) },
     });
   }
 }
