@@ -6,10 +6,28 @@
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, formatZeroAsExponent, mul, parseDecimal } from './engine/fixed18';
 
-/** `Tue, 04 Mar 2025 10:01:13 GMT`. */
-export const httpDate = (iso: string): string => new Date(iso).toUTCString();
+const httpDates = new Map<string, string>();
 
-export function orderWire(r: OrderRow): Record<string, unknown> {
+/** `Tue, 04 Mar 2025 10:01:13 GMT`. Memoized: list pages render the same instants again and again. */
+export function httpDate(iso: string): string {
+  let text = httpDates.get(iso);
+  if (text === undefined) {
+    text = new Date(iso).toUTCString();
+    if (httpDates.size >= 10_000) httpDates.clear();
+    httpDates.set(iso, text);
+  }
+  return text;
+}
+
+/** The order-list columns the Order record is rendered from (a list reads only these). */
+export const ORDER_WIRE_COLUMNS = [
+  'order_uuid', 'base_currency', 'post_only', 'cancel_reason', 'created_at', 'direction', 'engine_id', 'order_size', 'limit_price', 'external_ref',
+  'time_in_force', 'liquidity_pool', 'order_group', 'order_sequence', 'market_id', 'status', 'trades', 'updated_at', 'vault_uuid', 'position',
+] as const satisfies ReadonlyArray<keyof OrderRow>;
+
+export type OrderWireRow = Pick<OrderRow, (typeof ORDER_WIRE_COLUMNS)[number]>;
+
+export function orderWire(r: OrderWireRow): Record<string, unknown> {
   const size = parseDecimal(r.order_size);
   const price = r.limit_price === null ? null : parseDecimal(r.limit_price);
   return {

@@ -9,6 +9,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, parseDecimal } from './engine/fixed18';
+import { ORDER_WIRE_COLUMNS, type OrderWireRow } from './order-wire';
 import { marketDecider, marketStream } from './domain/market';
 import { orderDecider, orderStream, type OrderPlacement } from './domain/order';
 import type { PlaceMtfOrderRequest } from './dto/order.dto';
@@ -105,10 +106,10 @@ export class ListOrders {
 }
 
 @QueryHandler(ListOrders)
-export class ListOrdersHandler implements IQueryHandler<ListOrders, { rows: OrderRow[]; next_cursor?: string }> {
+export class ListOrdersHandler implements IQueryHandler<ListOrders, { rows: OrderWireRow[]; next_cursor?: string }> {
   constructor(private readonly db: ReadModelDatabase) {}
 
-  async execute({ principal, filters, limit, cursor }: ListOrders): Promise<{ rows: OrderRow[]; next_cursor?: string }> {
+  async execute({ principal, filters, limit, cursor }: ListOrders): Promise<{ rows: OrderWireRow[]; next_cursor?: string }> {
     const where = ['profile_uuid = ?'];
     const params: unknown[] = [principal.profile_uuid];
     if (filters.market) {
@@ -127,7 +128,7 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, { rows: Orde
       where.push('position < ?');
       params.push(position);
     }
-    const rows: OrderRow[] = await this.db.reader.query(this.db.sql(`SELECT * FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`), [...params, limit + 1]);
+    const rows: OrderWireRow[] = await this.db.reader.query(this.db.sql(`SELECT ${ORDER_WIRE_COLUMNS.join(', ')} FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`), [...params, limit + 1]);
     const page = rows.slice(0, limit);
     return { rows: page, ...(rows.length > limit ? { next_cursor: encodeCursor([page[page.length - 1].position, scope]) } : {}) };
   }
