@@ -29,6 +29,8 @@ interface PendingAppend {
   /** Canonical (RFC 8785) text of each event's data and metadata: hashed into the commitment and stored as is. */
   texts: Array<{ data: string; metadata: string }>;
   expected: ExpectedRevision;
+  /** The events as stored, once the append's savepoint holds (fed to the tail cache after the commit). */
+  recorded?: RecordedEvent[];
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -75,6 +77,9 @@ CREATE TABLE IF NOT EXISTS events (
 export const INSERT_EVENT = `INSERT INTO events (event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
+/** Newest committed events kept parsed for subscriptions at the head (see SqliteEventStore.tail). */
+const TAIL_CACHE_SIZE = 20_000;
+
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
@@ -85,6 +90,14 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly appendWaiters = new Set<() => void>();
   private readonly subscriptions = new Set<SqliteSubscription>();
+  /**
+   * The newest events this process committed, parsed once, with consecutive positions from `tailStart`: every
+   * subscription at the head (each projector, each market engine) reads them from here instead of parsing the
+   * same rows again. A gap (another process appended to the file) restarts the run; readers past it use SQL.
+   * Consumers must treat recorded events as immutable (they are shared).
+   */
+  private tail: RecordedEvent[] = [];
+  private tailStart = 0n;
 
   private readonly stmt: {
     tail: Database.Statement<[string], { revision: bigint; event_commitment: string }>;
@@ -189,10 +202,28 @@ export class SqliteEventStore implements EventStore {
     batch.forEach((req, i) => {
       const r = results[i];
       if ('error' in r) req.reject(r.error);
-      else req.resolve(r);
+      else {
+        if (req.recorded) this.remember(req.recorded);
+        req.resolve(r);
+      }
     });
     for (const wake of this.appendWaiters) wake();
     this.appendWaiters.clear();
+  }
+
+  private remember(events: RecordedEvent[]): void {
+    if (events.length === 0) return;
+    const first = events[0].position;
+    if (this.tail.length === 0 || first !== this.tailStart + BigInt(this.tail.length)) {
+      this.tail = [];
+      this.tailStart = first;
+    }
+    for (const e of events) this.tail.push(e);
+    if (this.tail.length > TAIL_CACHE_SIZE) {
+      const drop = this.tail.length - TAIL_CACHE_SIZE / 2;
+      this.tail = this.tail.slice(drop);
+      this.tailStart += BigInt(drop);
+    }
   }
 
   private appendInTransaction(req: PendingAppend): AppendResult {
@@ -210,15 +241,18 @@ export class SqliteEventStore implements EventStore {
     let previous = tail ? tail.event_commitment : null;
     let revision = current === null ? 0n : current + 1n;
     let position = 0n;
+    const recorded: RecordedEvent[] = [];
     events.forEach((e, i) => {
       const occurred_at = e.occurred_at ?? new Date().toISOString();
       const { data, metadata } = texts[i];
       const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, data, metadata);
       const info = this.stmt.insert.run(e.event_id, stream, revision, e.type, occurred_at, data, metadata, commitment, previous);
       position = BigInt(info.lastInsertRowid);
+      recorded.push(toRecorded({ event_id: e.event_id, type: e.type, stream, revision, position, occurred_at, data, metadata, event_commitment: commitment, previous_event_commitment: previous }));
       previous = commitment;
       revision += 1n;
     });
+    req.recorded = recorded;
     return { next_revision: revision - 1n, position };
   }
 
@@ -274,6 +308,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   readAllSync(after: bigint, maxCount: number): RecordedEvent[] {
+    const from = after + 1n - this.tailStart;
+    if (this.tail.length > 0 && from >= 0n && from < BigInt(this.tail.length)) return this.tail.slice(Number(from), Number(from) + maxCount);
     return this.stmt.all.all(after, maxCount).map(toRecorded);
   }
 
