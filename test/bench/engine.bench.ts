@@ -7,6 +7,7 @@ import { OrderBook as ReferenceBook } from 'nodejs-order-book';
 import { cancel, match, OrderBook, type IncomingOrder } from '../../src/modules/trading/engine';
 import { MarketEngine, type EngineInput } from '../../src/modules/trading/engine/market-engine';
 import { prng } from '../support/prng';
+import { SCALE as BENCH_SCALE } from './report';
 
 type Op = { kind: 'cancel'; id: string } | { kind: 'market'; id: string; side: 'buy' | 'sell'; size: number } | { kind: 'limit'; id: string; side: 'buy' | 'sell'; size: number; price: number };
 
@@ -78,7 +79,7 @@ function runReference(ops: Op[]): { ms: number; trades: number } {
 }
 
 function main(): void {
-  const n = Math.round(300_000 * Number(process.env.BENCH_SCALE ?? '1'));
+  const n = Math.round(300_000 * BENCH_SCALE);
   const ops = generate(n, 7);
   // Orders as the engine takes them (fixed-point sizes and prices), built before the clock starts, as the reference's are.
   const incoming = ops.map((op): IncomingOrder | null =>

@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../support/app';
 import { registerTrader } from '../support/traders';
+import { clock, log, pad, padL, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
 
 // ---------------------------------------------------------------------------------------------------------------
 // autocannon 8 ships no type declarations: the part of its API used here.
@@ -74,9 +75,7 @@ const autocannon = require('autocannon') as (options: AutocannonOptions) => Prom
 // ---------------------------------------------------------------------------------------------------------------
 // Sizes (about 2 minutes in total at BENCH_SCALE=1 on a 2-vCPU VM).
 
-const SCALE = Number(process.env.BENCH_SCALE ?? '1');
-const n = (x: number): number => Math.max(1, Math.round(x * SCALE));
-const secs = (x: number): number => Math.max(1, Math.round(x * SCALE));
+const n = scaled;
 
 /**
  * 32 keep-alive connections, the same for every scenario so the ratios compare like with like: with 8 the bare routes
@@ -84,8 +83,8 @@ const secs = (x: number): number => Math.max(1, Math.round(x * SCALE));
  * busy on every route; more only adds queueing latency.
  */
 const CONNECTIONS = 32;
-const DURATION_S = secs(10);
-const WARMUP_S = secs(2);
+const DURATION_S = scaled(10);
+const WARMUP_S = scaled(2);
 const LIST_ORDERS = n(10_000);
 const SEED_IN_FLIGHT = 64;
 
@@ -98,13 +97,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 // ---------------------------------------------------------------------------------------------------------------
 // Formatting.
 
-const clock = (): bigint => process.hrtime.bigint();
-const seconds = (from: bigint, to: bigint = clock()): number => Number(to - from) / 1e9;
 const fmtInt = (x: number): string => Math.round(x).toLocaleString('en-US');
 const fmtPct = (r: number): string => `${(r * 100).toFixed(r < 0.1 ? 1 : 0)}%`;
-const pad = (s: string, w: number): string => (s.length >= w ? s : s + ' '.repeat(w - s.length));
-const padL = (s: string, w: number): string => (s.length >= w ? s : ' '.repeat(w - s.length) + s);
-const log = (s = ''): void => void process.stdout.write(s + '\n');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Order bodies. The factory below is serialized into a file in the temp dir (autocannon's worker mode takes a module
@@ -323,13 +317,7 @@ async function main(): Promise<void> {
     };
     const cols = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server busy', 'vs bare (same run)', 'target', 'result', 'failed requests'];
     const table = rows.map(cells);
-    const numeric = new Set([1, 2, 3, 4]);
-    const widths = cols.map((c, i) => Math.max(c.length, ...table.map((r) => r[i].length)));
-    const line = (r: string[]): string => r.map((c, i) => (numeric.has(i) ? padL(c, widths[i]) : pad(c, widths[i]))).join(' | ').trimEnd();
-    log('Summary (informational; the exit code is 0 either way)');
-    log(line(cols));
-    log(widths.map((w) => '-'.repeat(w)).join('-|-'));
-    for (const r of table) log(line(r));
+    printSummary(cols, table, new Set([1, 2, 3, 4]));
     const failed = rows.filter((r) => r.failed.some((x) => failedCount(x) > 0));
     if (failed.length > 0) log(`WARNING: failed requests in ${failed.map((r) => r.name).join(', ')}; req/s and latencies count 2xx responses only.`);
     log();
@@ -341,10 +329,4 @@ async function main(): Promise<void> {
   log(`total run time ${seconds(totalStart).toFixed(1)} s`);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`benchmark crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

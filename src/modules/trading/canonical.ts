@@ -2,16 +2,16 @@
  * The canonical trading API: CanonicalOrder → the engine's OrderSpec (what the engine cannot do is a 422 naming the
  * field, never ignored), the answers it gets, and closing a position with a reduce-only market order.
  */
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, QueryBus, type ICommandHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
-import { PlatformError, RuleViolation, StateConflict, ValidationFailed, type ErrorDetail } from '../../platform/errors';
-import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { RuleViolation, StateConflict, ValidationFailed, type ErrorDetail } from '../../platform/errors';
 import type { CanonicalOrder, ClosePositionRequest } from './dto/canonical.dto';
 import { VENUES } from './dto/cancel.dto';
 import { formatDecimal, parseDecimal } from './engine/fixed18';
 import { PlaceOrder, type OrderSpec, type PlacedOrder } from './orders';
 import type { OrderType, TimeInForce } from './domain/order';
 import type { CancelOutcome } from './cancels';
+import { ListPositions, type PositionRecord } from './reads';
 
 const ORDER_TYPES: readonly OrderType[] = ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'];
 const TIME_IN_FORCE = ['GTC', 'IOC', 'FOK', 'BOOK_OR_CANCEL'] as const;
@@ -115,32 +115,27 @@ export class ClosePosition {
   ) {}
 }
 
-/** A reduce-only market order against the caller's position (read from the positions read model). */
+/** A reduce-only market order against the caller's position (as the positions read model shows it). */
 @CommandHandler(ClosePosition)
 export class ClosePositionHandler implements ICommandHandler<ClosePosition, PlacedOrder> {
   constructor(
-    private readonly db: ReadModelDatabase,
+    private readonly queryBus: QueryBus,
     private readonly commandBus: CommandBus,
   ) {}
 
   async execute({ principal, request, marketSymbol }: ClosePosition): Promise<PlacedOrder> {
     requireVenue(request.venue);
-    const rows: Array<{ market_symbol: string; quantity: string }> = await this.db.reader.query(
-      this.db.sql('SELECT m.market_symbol AS market_symbol, p.quantity AS quantity FROM mtf_positions p JOIN mtf_markets m ON m.market_uuid = p.market_uuid WHERE p.profile_uuid = ?'),
-      [principal.profile_uuid],
-    );
-    const open = rows.filter((r) => parseDecimal(r.quantity, { allowSign: true }) !== 0n && (marketSymbol === null || r.market_symbol === marketSymbol));
+    const positions: PositionRecord[] = await this.queryBus.execute(new ListPositions(principal, marketSymbol ?? undefined));
+    const open = positions.filter((p) => p.side !== 'FLAT');
     if (open.length === 0) throw new StateConflict(marketSymbol ? `No open position in ${marketSymbol}.` : 'No open position.');
-    if (open.length > 1) throw new ValidationFailed('Positions are open in several markets: name one.', [{ field: 'market', issue: `one of ${open.map((r) => r.market_symbol).join(', ')}` }]);
-    const net = parseDecimal(open[0].quantity, { allowSign: true });
-    const held = net < 0n ? -net : net;
+    if (open.length > 1) throw new ValidationFailed('Positions are open in several markets: name one.', [{ field: 'market', issue: `one of ${open.map((p) => p.market).join(', ')}` }]);
+    const held = parseDecimal(open[0].quantity);
     const quantity = request.quantity === undefined ? held : parseDecimal(request.quantity);
     if (quantity > held) throw new RuleViolation('The quantity exceeds the position.', [{ field: 'quantity', issue: `at most ${formatDecimal(held)}` }]);
-    if (quantity <= 0n) throw new PlatformError('VALIDATION_FAILED', 'The quantity must be positive.');
     return this.commandBus.execute(
       new PlaceOrder(principal, {
-        market_symbol: open[0].market_symbol,
-        direction: net > 0n ? 'SELL' : 'BUY',
+        market_symbol: open[0].market,
+        direction: open[0].side === 'LONG' ? 'SELL' : 'BUY',
         order_type: 'MARKET',
         time_in_force: 'IOC',
         post_only: false,

@@ -4,12 +4,13 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../../platform/auth/principal';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { nextId } from '../../platform/context/request-context';
-import { PlatformError, ValidationFailed } from '../../platform/errors';
+import { ValidationFailed } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, parseDecimal } from './engine/fixed18';
 import { ORDER_WIRE_COLUMNS, type OrderWireRow } from './order-wire';
+import { marketBySymbol } from './reads';
 import { marketDecider, marketStream } from './domain/market';
 import { orderDecider, orderStream, type OrderPlacement } from './domain/order';
 import type { PlaceMtfOrderRequest } from './dto/order.dto';
@@ -62,10 +63,9 @@ export class PlaceOrderHandler implements ICommandHandler<PlaceOrder, PlacedOrde
   ) {}
 
   async execute({ principal, spec }: PlaceOrder): Promise<PlacedOrder> {
-    const found: Array<{ market_uuid: string }> = await this.db.reader.query(this.db.sql('SELECT market_uuid FROM mtf_markets WHERE market_symbol = ?'), [spec.market_symbol]);
-    if (found.length === 0) throw new PlatformError('NOT_FOUND', 'No such market.', { details: [{ field: 'market', issue: 'unknown market symbol' }] });
+    const { market_uuid } = await marketBySymbol(this.db, spec.market_symbol);
     // The market's own stream, not the read model, decides whether it accepts orders right now.
-    const market = await this.commands.load(marketStream(found[0].market_uuid), marketDecider);
+    const market = await this.commands.load(marketStream(market_uuid), marketDecider);
     const d = market.state.definition!;
     const order_uuid = nextId();
     const exact = (v: string | null): string | null => (v === null ? null : formatDecimal(parseDecimal(v)));

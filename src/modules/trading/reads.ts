@@ -47,7 +47,8 @@ function tradeRecord(t: TradeRow, market: string, role: 'MAKER' | 'TAKER'): Trad
   };
 }
 
-async function marketBySymbol(db: ReadModelDatabase, symbol: string): Promise<{ market_uuid: string; market_symbol: string }> {
+/** The market of a symbol, from the markets read model; NOT_FOUND naming `market` when there is none. */
+export async function marketBySymbol(db: ReadModelDatabase, symbol: string): Promise<{ market_uuid: string; market_symbol: string }> {
   const found: Array<{ market_uuid: string; market_symbol: string }> = await db.reader.query(db.sql('SELECT market_uuid, market_symbol FROM mtf_markets WHERE market_symbol = ?'), [symbol]);
   if (found.length === 0) throw new PlatformError('NOT_FOUND', 'No such market.', { details: [{ field: 'market', issue: 'unknown market symbol' }] });
   return found[0];

@@ -4,7 +4,7 @@
  * market's engine stream. Validation against the market is pure: the handler passes the market state in.
  */
 import type { Decider } from '../../../platform/command/decider';
-import { PlatformError, RuleViolation, StateConflict } from '../../../platform/errors';
+import { NotFound, RuleViolation, StateConflict } from '../../../platform/errors';
 import { isMultipleOf, parseDecimal } from '../engine/fixed18';
 import type { EngineOrderType, EngineTimeInForce } from './engine-events';
 import type { MarketState } from './market';
@@ -115,8 +115,8 @@ export const orderDecider: Decider<OrderCommand, OrderState, OrderEvent> = {
   },
 };
 
-export class OrderNotFound extends PlatformError {
+export class OrderNotFound extends NotFound {
   constructor() {
-    super('NOT_FOUND', 'No such order.');
+    super('No such order.');
   }
 }

@@ -29,8 +29,8 @@ interface PendingAppend {
   /** Canonical (RFC 8785) text of each event's data and metadata: hashed into the commitment and stored as is. */
   texts: Array<{ data: string; metadata: string }>;
   expected: ExpectedRevision;
-  /** The events as stored, once the append's savepoint holds (fed to the tail cache after the commit). */
-  recorded?: RecordedEvent[];
+  /** The rows as stored, once the append's savepoint holds (fed to the tail cache after the commit). */
+  recorded?: EventRow[];
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -91,12 +91,12 @@ export class SqliteEventStore implements EventStore {
   private readonly appendWaiters = new Set<() => void>();
   private readonly subscriptions = new Set<SqliteSubscription>();
   /**
-   * The newest events this process committed, parsed once, with consecutive positions from `tailStart`: every
-   * subscription at the head (each projector, each market engine) reads them from here instead of parsing the
-   * same rows again. A gap (another process appended to the file) restarts the run; readers past it use SQL.
-   * Consumers must treat recorded events as immutable (they are shared).
+   * The newest events this process committed, with consecutive positions from `tailStart`: every subscription at
+   * the head (each projector, each market engine) reads them from here, parsed by the first reader and shared after,
+   * instead of selecting and parsing the same rows again. A gap (another process appended to the file) restarts the
+   * run; readers past it use SQL. Consumers must treat recorded events as immutable (they are shared).
    */
-  private tail: RecordedEvent[] = [];
+  private tail: Array<EventRow | RecordedEvent> = [];
   private tailStart = 0n;
 
   private readonly stmt: {
@@ -211,7 +211,7 @@ export class SqliteEventStore implements EventStore {
     this.appendWaiters.clear();
   }
 
-  private remember(events: RecordedEvent[]): void {
+  private remember(events: EventRow[]): void {
     if (events.length === 0) return;
     const first = events[0].position;
     if (this.tail.length === 0 || first !== this.tailStart + BigInt(this.tail.length)) {
@@ -241,14 +241,14 @@ export class SqliteEventStore implements EventStore {
     let previous = tail ? tail.event_commitment : null;
     let revision = current === null ? 0n : current + 1n;
     let position = 0n;
-    const recorded: RecordedEvent[] = [];
+    const recorded: EventRow[] = [];
     events.forEach((e, i) => {
       const occurred_at = e.occurred_at ?? new Date().toISOString();
       const { data, metadata } = texts[i];
       const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, data, metadata);
       const info = this.stmt.insert.run(e.event_id, stream, revision, e.type, occurred_at, data, metadata, commitment, previous);
       position = BigInt(info.lastInsertRowid);
-      recorded.push(toRecorded({ event_id: e.event_id, type: e.type, stream, revision, position, occurred_at, data, metadata, event_commitment: commitment, previous_event_commitment: previous }));
+      recorded.push({ event_id: e.event_id, type: e.type, stream, revision, position, occurred_at, data, metadata, event_commitment: commitment, previous_event_commitment: previous });
       previous = commitment;
       revision += 1n;
     });
@@ -309,7 +309,17 @@ export class SqliteEventStore implements EventStore {
 
   readAllSync(after: bigint, maxCount: number): RecordedEvent[] {
     const from = after + 1n - this.tailStart;
-    if (this.tail.length > 0 && from >= 0n && from < BigInt(this.tail.length)) return this.tail.slice(Number(from), Number(from) + maxCount);
+    if (this.tail.length > 0 && from >= 0n && from < BigInt(this.tail.length)) {
+      const start = Number(from);
+      const end = Math.min(this.tail.length, start + maxCount);
+      const out: RecordedEvent[] = [];
+      for (let i = start; i < end; i++) {
+        const slot = this.tail[i];
+        // A row still holds its JSON text: parse it once, for every reader after this one too.
+        out.push(typeof slot.data === 'string' ? (this.tail[i] = toRecorded(slot as EventRow)) : (slot as RecordedEvent));
+      }
+      return out;
+    }
     return this.stmt.all.all(after, maxCount).map(toRecorded);
   }
 
