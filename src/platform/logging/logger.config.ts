@@ -25,6 +25,18 @@ export function redactQuery(url: string): string {
   return url.replace(SECRET_QUERY, '$1[REDACTED]');
 }
 
+/** Request headers a log line shows as sent: an allowlist, so a credential in a header we never heard of stays out. */
+const LOGGED_HEADERS = ['host', 'user-agent', 'content-type', 'content-length', 'accept', 'x-forwarded-for', 'x-request-id', 'idempotency-key', 'if-match'];
+/** Credential headers: the line says one was sent, never what it held. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key'];
+
+export function loggedHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const name of LOGGED_HEADERS) if (headers[name] !== undefined) shown[name] = headers[name];
+  for (const name of CREDENTIAL_HEADERS) if (headers[name] !== undefined) shown[name] = '[REDACTED]';
+  return shown;
+}
+
 export function loggerParams(level: string, stream?: NodeJS.WritableStream): Params {
   return {
     pinoHttp: {
@@ -34,7 +46,7 @@ export function loggerParams(level: string, stream?: NodeJS.WritableStream): Par
       genReqId: (req) => (req as unknown as { id: string }).id,
       customProps: (req) => ({ request_id: (req as unknown as { id: string }).id }),
       serializers: {
-        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({ id: req.id, method: req.method, url: redactQuery(req.url), headers: req.headers }),
+        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({ id: req.id, method: req.method, url: redactQuery(req.url), headers: loggedHeaders(req.headers) }),
       },
       autoLogging: { ignore: (req) => req.url === '/health/live' || req.url === '/metrics' },
       ...(stream ? { stream } : {}),
