@@ -3,6 +3,10 @@
  * `projections/<read-model>/`; the runner in src/platform/projections runs them all.
  */
 import type { ReadModelDefinition } from '../src/platform/read-model/read-model.definition';
+import { aiWalletActivityReadModel } from './ai-wallet-activity/ai-wallet-activity.read-model';
+import { aiWalletBindingsReadModel } from './ai-wallet-bindings/ai-wallet-bindings.read-model';
+import { aiWalletBudgetsReadModel } from './ai-wallet-budgets/ai-wallet-budgets.read-model';
+import { aiWalletIntentsReadModel } from './ai-wallet-intents/ai-wallet-intents.read-model';
 import { identityAccountsReadModel } from './identity-accounts/identity-accounts.read-model';
 import { identityAuthEventsReadModel } from './identity-auth-events/identity-auth-events.read-model';
 import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
@@ -21,4 +25,8 @@ export const READ_MODELS: ReadModelDefinition[] = [
   tradingOrdersReadModel,
   tradingTradesReadModel,
   tradingPositionsReadModel,
+  aiWalletBindingsReadModel,
+  aiWalletIntentsReadModel,
+  aiWalletBudgetsReadModel,
+  aiWalletActivityReadModel,
 ];

@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common'
 import { ConfigModule } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { AiWalletsModule } from './modules/ai-wallets/ai-wallets.module';
 import { IdentityModule } from './modules/identity/identity.module';
 import { TradingModule } from './modules/trading/trading.module';
 import { PlatformAuthGuard } from './platform/auth/auth.guard';
@@ -10,6 +11,7 @@ import { READ_MODELS } from '../projections';
 import { validateEnvironment, type PlatformConfig } from './platform/config/platform-config';
 import { loggerParams } from './platform/logging/logger.config';
 import { PlatformModule } from './platform/platform.module';
+import type { Clock } from './platform/clock';
 import type { ReadModelDefinition } from './platform/read-model/read-model.definition';
 
 export interface AppModuleOptions {
@@ -18,10 +20,12 @@ export interface AppModuleOptions {
   readModels?: ReadModelDefinition[];
   modules?: ModuleMetadata['imports'];
   logStream?: NodeJS.WritableStream;
+  /** A test's clock (PlatformModule provides the system clock otherwise). */
+  clock?: Clock;
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule];
 
 @Module({})
 export class AppModule {
@@ -34,7 +38,7 @@ export class AppModule {
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, validate: validateEnvironment, load: [() => ({ platform: options.config })] }),
         LoggerModule.forRoot(loggerParams(options.config.logLevel, options.logStream)),
         CqrsModule.forRoot(),
-        PlatformModule.forRoot({ config: options.config, readModels: [...READ_MODELS, ...(options.readModels ?? [])] }),
+        PlatformModule.forRoot({ config: options.config, readModels: [...READ_MODELS, ...(options.readModels ?? [])], clock: options.clock }),
         ...MODULES,
         ...(options.modules ?? []),
       ],

@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../src/platform/event-store/event-store.p
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
-import { formatDecimal, parseDecimal } from '../../src/modules/trading/engine/fixed18';
+import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
 import type { OrderPlacement } from '../../src/modules/trading/domain/order';
 import type {
   OrderCancelledData,

@@ -5,7 +5,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { TradeExecutedData } from '../../src/modules/trading/domain/engine-events';
-import { formatDecimal, parseDecimal } from '../../src/modules/trading/engine/fixed18';
+import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
 import { applyFill, FLAT, type Position } from './position';
 
 /** Decimal strings with 18 fractional digits; quantity and realized_pnl signed. */

@@ -6,6 +6,7 @@ import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap
 import { ConfigService } from '@nestjs/config';
 import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
+import { CLOCK, systemClock, type Clock } from './clock';
 import { CommandExecutor } from './command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from './config/platform-config';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.port';
@@ -24,6 +25,8 @@ import type { ReadModelDefinition } from './read-model/read-model.definition';
 export interface PlatformModuleOptions {
   config: PlatformConfig;
   readModels: ReadModelDefinition[];
+  /** The system clock unless a test brings its own. */
+  clock?: Clock;
 }
 
 export function openEventStore(config: PlatformConfig): EventStore {
@@ -51,6 +54,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
       controllers: [HealthController],
       providers: [
         { provide: PLATFORM_CONFIG, inject: [ConfigService], useFactory: (config: ConfigService) => config.getOrThrow<PlatformConfig>('platform') },
+        { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: EVENT_STORE, useFactory: () => openEventStore(options.config) },
         {
           provide: ReadModelDatabase,
@@ -83,7 +87,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineInterceptor, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineInterceptor, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 

@@ -12,7 +12,7 @@ import type { ReadModelDatabase } from '../../src/platform/read-model/read-model
 import { marketStream } from '../../src/modules/trading/domain/market';
 import { orderStream } from '../../src/modules/trading/domain/order';
 import { CANCEL_REASONS, engineStream, type EngineCancelCode } from '../../src/modules/trading/domain/engine-events';
-import { formatDecimal, parseDecimal } from '../../src/modules/trading/engine/fixed18';
+import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
 import { orderWire } from '../../src/modules/trading/order-wire';
 import {
   GetMarketHistory,

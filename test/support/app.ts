@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory';
 import { loadPlatformConfig, type PlatformConfig } from '../../src/platform/config/platform-config';
+import type { Clock } from '../../src/platform/clock';
 import { TestLedgerModule } from './test-ledger/ledger.module';
 import { testLedgerReadModel } from './test-ledger/ledger.read-model';
 
@@ -16,14 +17,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'app-'));
   // scrypt at 2^10 keeps the suites fast; production uses 2^17 (PASSWORD_HASH_COST).
   const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', ...env });
   const logs: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-  const app = await createApp({ config, readModels: [testLedgerReadModel], modules: [TestLedgerModule], logStream });
+  const app = await createApp({ config, readModels: [testLedgerReadModel], modules: [TestLedgerModule], logStream, clock: options.clock });
   return {
     app,
     config,

@@ -1,5 +1,5 @@
 /** Net position arithmetic (pure), given/when/then, exact to 18 fractional digits. */
-import { formatDecimal, parseDecimal } from '../../src/modules/trading/engine/fixed18';
+import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
 import { applyFill, FLAT, positionSide, type Position } from '../../projections/trading-positions/position';
 
 const d = (s: string): bigint => parseDecimal(s, { allowSign: true });

@@ -7,7 +7,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { RuleViolation, StateConflict, ValidationFailed, type ErrorDetail } from '../../platform/errors';
 import type { CanonicalOrder, ClosePositionRequest } from './dto/canonical.dto';
 import { VENUES } from './dto/cancel.dto';
-import { formatDecimal, parseDecimal } from './engine/fixed18';
+import { formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 import { PlaceOrder, type OrderSpec, type PlacedOrder } from './orders';
 import type { OrderType, TimeInForce } from './domain/order';
 import type { CancelOutcome } from './cancels';

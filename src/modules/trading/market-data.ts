@@ -2,7 +2,7 @@
  * Pure market-data aggregation for the read endpoints: order-book depth from resting orders and one-minute OHLCV
  * candles from trades. Exact (fixed18 BigInt), no clock (`now` is an input).
  */
-import { formatDecimal, parseDecimal } from './engine/fixed18';
+import { formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 
 export interface RestingOrder {
   direction: string;

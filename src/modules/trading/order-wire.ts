@@ -4,7 +4,7 @@
  * API shows it so), `created`/`updated` as HTTP-dates, `quote_currency` carrying the market id.
  */
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
-import { formatDecimal, formatZeroAsExponent, mul, parseDecimal } from './engine/fixed18';
+import { formatDecimal, formatZeroAsExponent, mul, parseDecimal } from '../../platform/decimal/fixed18';
 
 const httpDates = new Map<string, string>();
 

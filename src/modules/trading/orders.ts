@@ -8,7 +8,7 @@ import { ValidationFailed } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
-import { formatDecimal, parseDecimal } from './engine/fixed18';
+import { formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 import { ORDER_WIRE_COLUMNS, type OrderWireRow } from './order-wire';
 import { marketBySymbol } from './reads';
 import { marketDecider, marketStream } from './domain/market';

@@ -12,7 +12,7 @@ import type { OrderRow } from '../../../projections/trading-orders/trading-order
 import type { PositionRow } from '../../../projections/trading-positions/trading-positions.read-model';
 import { positionSide, type PositionSide } from '../../../projections/trading-positions/position';
 import type { TradeRow } from '../../../projections/trading-trades/trading-trades.read-model';
-import { divideRounded, formatDecimal, parseDecimal } from './engine/fixed18';
+import { divideRounded, formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 import { aggregateDepth, historyWindowStart, minuteCandles, type Candle, type DepthLevel, type RestingOrder, type TradePrint } from './market-data';
 import { orderWire } from './order-wire';
 

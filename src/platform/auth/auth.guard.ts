@@ -1,20 +1,22 @@
 /**
  * The global auth guard: every route needs a live bearer token unless marked @Public(). Tokens are looked up by
  * their SHA-256 only; the principal becomes the request context's actor and tenant (event metadata, idempotency).
+ * An agent's workload token (prefix hcwt_) reaches only routes marked @WorkloadAllowed(): everything else is 403.
  */
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { PlatformError } from '../errors';
 import { IS_PUBLIC } from '../http/public.decorator';
-import { bearerToken, PRINCIPAL_RESOLVER, type PrincipalResolver } from './principal';
+import { bearerToken, PRINCIPAL_RESOLVER, WORKLOAD_ALLOWED, WORKLOAD_PRINCIPAL_RESOLVER, WORKLOAD_TOKEN_PREFIX, type PrincipalResolver } from './principal';
 
 @Injectable()
 export class PlatformAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(PRINCIPAL_RESOLVER) private readonly resolver: PrincipalResolver,
+    @Optional() @Inject(WORKLOAD_PRINCIPAL_RESOLVER) private readonly workloads: PrincipalResolver | null = null,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -26,14 +28,19 @@ export class PlatformAuthGuard implements CanActivate {
       if (isPublic) return true;
       throw new PlatformError('UNAUTHENTICATED', 'A valid bearer token is required.');
     }
-    const principal = await this.resolver.resolve(createHash('sha256').update(token).digest('hex'));
+    const resolver = token.startsWith(WORKLOAD_TOKEN_PREFIX) ? this.workloads : this.resolver;
+    const principal = resolver ? await resolver.resolve(createHash('sha256').update(token).digest('hex')) : null;
     if (!principal) {
       if (isPublic) return true;
       throw new PlatformError('UNAUTHENTICATED', 'The bearer token is invalid, expired or revoked.');
     }
+    const targets = [context.getHandler(), context.getClass()];
+    if (principal.workload && !isPublic && this.reflector.getAllAndOverride<boolean>(WORKLOAD_ALLOWED, targets) !== true) {
+      throw new PlatformError('FORBIDDEN', "An agent's workload token may only evaluate and create intents for its own binding and read its budget.");
+    }
     request.principal = principal;
     const ctx = request.platformContext;
-    ctx.actor = { type: 'profile', reference: principal.profile_uuid };
+    ctx.actor = principal.workload ? { type: 'workload', reference: principal.workload.client_id } : { type: 'profile', reference: principal.profile_uuid };
     ctx.tenant_uuid = principal.tenant_uuid;
     return true;
   }

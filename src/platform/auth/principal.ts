@@ -2,7 +2,7 @@
  * Who is calling. The global guard resolves the bearer token through the identity module's PrincipalResolver;
  * other modules read the principal (and never parse tokens themselves).
  */
-import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '../errors';
 
@@ -11,7 +11,26 @@ export interface Principal {
   tenant_uuid: string;
   session_id: string;
   platform_role: 'ADMIN' | null;
+  /**
+   * Set when the caller is an AI agent authenticated with its binding's workload token (client credentials), not a
+   * person: then profile_uuid is the workload client id, and the guard lets it reach @WorkloadAllowed() routes only.
+   */
+  workload?: WorkloadIdentity;
 }
+
+export interface WorkloadIdentity {
+  client_id: string;
+  binding_uuid: string;
+  workspace_uuid: string;
+}
+
+/** Workload (agent) bearer tokens start so; the guard resolves them through WORKLOAD_PRINCIPAL_RESOLVER. */
+export const WORKLOAD_TOKEN_PREFIX = 'hcwt_';
+export const WORKLOAD_PRINCIPAL_RESOLVER = Symbol('WORKLOAD_PRINCIPAL_RESOLVER');
+
+/** Marks a route an agent's workload token may call (the handler still checks the binding is the agent's own). */
+export const WORKLOAD_ALLOWED = 'platform:workloadAllowed';
+export const WorkloadAllowed = (): MethodDecorator & ClassDecorator => SetMetadata(WORKLOAD_ALLOWED, true);
 
 export interface PrincipalResolver {
   /** The principal of a live session with this token hash, or null (unknown, expired, revoked). */

@@ -3,7 +3,8 @@
  * expected revision. A conflict is retried (reload, decide again) only when the client did not pin a version;
  * a pinned version that is stale is the client's VERSION_CONFLICT to resolve.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CLOCK, systemClock, type Clock } from '../clock';
 import type { JsonObject } from '../commitments/json';
 import { VersionConflict } from '../errors';
 import { EVENT_STORE, type EventStore, type NewEvent, type RecordedEvent } from '../event-store/event-store.port';
@@ -33,7 +34,10 @@ export class CommandExecutor {
   /** Commands on one stream run one at a time in this process, so they never conflict with each other. */
   private readonly streamLocks = new Map<string, Promise<unknown>>();
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
+  ) {}
 
   async load<S, E extends DomainEvent>(stream: string, decider: Pick<Decider<unknown, S, E>, 'initialState' | 'evolve'>): Promise<{ state: S; version: bigint | null; events: RecordedEvent[] }> {
     const events = await this.store.readStream(stream);
@@ -95,7 +99,7 @@ export class CommandExecutor {
         throw new VersionConflict(stream, options.expectedVersion.toString(), version);
       }
       const mark = idMark();
-      const context: DecideContext = { now: options.now?.() ?? new Date(), newId: options.newId ?? nextId };
+      const context: DecideContext = { now: options.now?.() ?? this.clock(), newId: options.newId ?? nextId };
       const decided = decider.decide(command, state, context);
       if (decided.length === 0) {
         // Nothing to append: the response still carries the position the answer reflects.

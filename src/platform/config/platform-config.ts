@@ -98,6 +98,18 @@ export class EnvironmentVariables {
   /** `payload.environment_tag` of cancellation result entries. */
   @IsString() @Matches(/^[a-z0-9_]{1,64}$/)
   MTF_ENVIRONMENT_TAG = 'mtf_platform';
+
+  /** How long a live AI-agent wallet intent waits for a person's approval before it expires (its reservation released). */
+  @Transform(toInt) @IsInt() @Min(60) @Max(7 * 24 * 3600)
+  AI_WALLET_APPROVAL_TTL_SECONDS = 900;
+
+  /** How long an accepted intent holds its budget reservation without being settled. */
+  @Transform(toInt) @IsInt() @Min(60) @Max(31 * 24 * 3600)
+  AI_WALLET_INTENT_TTL_SECONDS = 86_400;
+
+  /** How often a node looks for intents past their expiry to record the expiry (ms). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  AI_WALLET_EXPIRY_SWEEP_MS = 30_000;
 }
 
 export interface PlatformConfig {
@@ -129,6 +141,9 @@ export interface PlatformConfig {
   matchingEngines: boolean;
   engineSnapshotEvery: number;
   mtfEnvironmentTag: string;
+  aiWalletApprovalTtlSeconds: number;
+  aiWalletIntentTtlSeconds: number;
+  aiWalletExpirySweepMs: number;
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -177,6 +192,9 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     matchingEngines: env.MATCHING_ENGINES,
     engineSnapshotEvery: env.ENGINE_SNAPSHOT_EVERY,
     mtfEnvironmentTag: env.MTF_ENVIRONMENT_TAG,
+    aiWalletApprovalTtlSeconds: env.AI_WALLET_APPROVAL_TTL_SECONDS,
+    aiWalletIntentTtlSeconds: env.AI_WALLET_INTENT_TTL_SECONDS,
+    aiWalletExpirySweepMs: env.AI_WALLET_EXPIRY_SWEEP_MS,
   };
 }
 

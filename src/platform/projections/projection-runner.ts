@@ -5,6 +5,7 @@
  */
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
+import { currentContext } from '../context/request-context';
 import { availableBatches } from './batches';
 import { CheckpointStore, LEASE_MS, LeaseLost } from './checkpoint.store';
 import type { Projector } from './projector';
@@ -153,6 +154,16 @@ export class ProjectionRunner {
       if (left <= 0) return false;
       await new Promise((resolve) => setTimeout(resolve, Math.min(20, left)));
     }
+  }
+
+  /**
+   * Read-your-writes inside a handler that reads back what its own command wrote (the pipeline does the same
+   * after the handler): waits until the projectors fed by this request's appends have passed them.
+   */
+  waitForOwnWrites(timeoutMs = 2000): Promise<boolean> {
+    const ctx = currentContext();
+    if (!ctx || ctx.commit_position === null) return Promise.resolve(true);
+    return this.waitFor(ctx.commit_position, this.projectorsFor(ctx.appended_types), timeoutMs);
   }
 
   /** Refreshes the checkpoints of projectors other nodes run (for lag metrics and health on this node). */

@@ -1,5 +1,5 @@
 /** Shared builders for the engine specs. */
-import { parseDecimal } from '../../../src/modules/trading/engine/fixed18';
+import { parseDecimal } from '../../../src/platform/decimal/fixed18';
 import type { IncomingOrder, MatchOptions, Side, TimeInForce } from '../../../src/modules/trading/engine/matching';
 
 export const d = (s: string): bigint => parseDecimal(s);

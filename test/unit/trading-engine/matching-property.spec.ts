@@ -7,7 +7,7 @@ import { OrderBook } from '../../../src/modules/trading/engine/order-book';
 import type { BookOrder } from '../../../src/modules/trading/engine/order-book';
 import { cancel, match } from '../../../src/modules/trading/engine/matching';
 import type { BookChange, EngineDecision, IncomingOrder, Side, TimeInForce } from '../../../src/modules/trading/engine/matching';
-import { SCALE } from '../../../src/modules/trading/engine/fixed18';
+import { SCALE } from '../../../src/platform/decimal/fixed18';
 import { prng, stable, tradeIds } from './helpers';
 
 type Op = { kind: 'order'; order: IncomingOrder } | { kind: 'cancel'; order_id: string };

@@ -5,7 +5,7 @@
  */
 import type { Decider } from '../../../platform/command/decider';
 import { NotFound, RuleViolation, StateConflict } from '../../../platform/errors';
-import { isMultipleOf, parseDecimal } from '../engine/fixed18';
+import { isMultipleOf, parseDecimal } from '../../../platform/decimal/fixed18';
 import type { EngineOrderType, EngineTimeInForce } from './engine-events';
 import type { MarketState } from './market';
 

@@ -18,7 +18,7 @@ import {
   type EngineTimeInForce,
   type OrderOpenedData,
 } from '../domain/engine-events';
-import { formatDecimal, parseDecimal } from './fixed18';
+import { formatDecimal, parseDecimal } from '../../../platform/decimal/fixed18';
 import { EngineInputError, match, type EngineDecision } from './matching';
 import { OrderBook, type Side } from './order-book';
 

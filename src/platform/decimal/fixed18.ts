@@ -1,5 +1,6 @@
 /**
- * Exact fixed-point decimals with 18 fractional digits, held as BigInt "atoms" (value × 10^18).
+ * Exact fixed-point decimals with 18 fractional digits, held as BigInt "atoms" (value × 10^18): every amount, price,
+ * quantity and budget of the platform (trading, AI-agent wallets) is computed with these, never with floats.
  *
  * Why BigInt fixed point: the wire format is an 18-decimal string ("100.000000000000000000"), and money must be
  * exact — no binary floating point anywhere (0.1 + 0.2 !== 0.3). A BigInt scaled by 10^18 represents every wire
@@ -95,6 +96,12 @@ export function formatDecimal(v: bigint): string {
   const cut = digits.length - DECIMALS;
   const out = digits.slice(0, cut) + '.' + digits.slice(cut);
   return neg ? '-' + out : out;
+}
+
+/** Shortest exact form, no trailing zeros: 1500000000000000000n → '1.5', 0n → '0' (amounts in native units). */
+export function formatPlain(v: bigint): string {
+  const full = formatDecimal(v);
+  return full.replace(/\.?0+$/, '');
 }
 
 /** As formatDecimal, but zero as '0E-18' — how the public API prints a zero `estim_market_value`. */

@@ -16,7 +16,7 @@ import {
   min,
   mul,
   parseDecimal,
-} from '../../../src/modules/trading/engine/fixed18';
+} from '../../src/platform/decimal/fixed18';
 
 const code = (f: () => unknown): string => {
   try {

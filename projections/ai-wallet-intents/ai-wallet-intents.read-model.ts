@@ -1,0 +1,135 @@
+/** AI-agent wallet intents and approvals as the API shows them, plus what the expiry sweep looks for. */
+import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import type { Projector } from '../../src/platform/projections/projector';
+import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+import type { AiWalletApproval, AiWalletIntent, BindingEvent } from '../../src/modules/ai-wallets/domain/binding';
+
+export interface IntentRow {
+  intent_uuid: string;
+  binding_uuid: string;
+  workspace_uuid: string;
+  state: string;
+  expires_at: string | null;
+  position: string;
+  record: string;
+}
+
+export interface ApprovalRow {
+  approval_uuid: string;
+  binding_uuid: string;
+  intent_uuid: string;
+  workspace_uuid: string;
+  state: string;
+  position: string;
+  record: string;
+}
+
+export class AiWalletIntents1764000003100 implements MigrationInterface {
+  name = 'AiWalletIntents1764000003100';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string, isNullable = false) => ({ name, type: 'varchar', length, isNullable });
+    await q.createTable(
+      new Table({
+        name: 'ai_wallet_intents',
+        columns: [
+          { name: 'intent_uuid', type: 'varchar', length: '32', isPrimary: true },
+          text('binding_uuid', '32'),
+          text('workspace_uuid', '32'),
+          text('state', '20'),
+          text('expires_at', '40', true),
+          text('position', '20'),
+          { name: 'record', type: 'text' },
+        ],
+        indices: [
+          { name: 'idx_ai_wallet_intents_binding', columnNames: ['binding_uuid', 'position'] },
+          { name: 'idx_ai_wallet_intents_due', columnNames: ['state', 'expires_at'] },
+        ],
+      }),
+    );
+    await q.createTable(
+      new Table({
+        name: 'ai_wallet_approvals',
+        columns: [
+          { name: 'approval_uuid', type: 'varchar', length: '32', isPrimary: true },
+          text('binding_uuid', '32'),
+          text('intent_uuid', '32'),
+          text('workspace_uuid', '32'),
+          text('state', '16'),
+          text('position', '20'),
+          { name: 'record', type: 'text' },
+        ],
+        indices: [{ name: 'idx_ai_wallet_approvals_binding', columnNames: ['binding_uuid', 'position'] }],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const t of ['ai_wallet_approvals', 'ai_wallet_intents']) await q.dropTable(t);
+  }
+}
+
+export class AiWalletIntentsProjector implements Projector {
+  readonly name = 'ai-wallet-intents';
+  readonly handles = ['AiWalletIntentDenied', 'AiWalletIntentReserved', 'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired'] as const;
+
+  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
+    const position = event.position.toString().padStart(20, '0');
+    const patchIntent = async (intent_uuid: string, patch: Partial<AiWalletIntent>): Promise<void> => {
+      const rows: Array<{ record: string }> = await q('SELECT record FROM ai_wallet_intents WHERE intent_uuid = ?', [intent_uuid]);
+      if (rows.length === 0) return;
+      const record = { ...(JSON.parse(rows[0].record) as AiWalletIntent), ...patch };
+      await q('UPDATE ai_wallet_intents SET state = ?, expires_at = ?, record = ? WHERE intent_uuid = ?', [record.state, record.expires_at, JSON.stringify(record), intent_uuid]);
+    };
+    const patchApproval = async (approval_uuid: string, patch: Partial<AiWalletApproval>): Promise<void> => {
+      const rows: Array<{ record: string }> = await q('SELECT record FROM ai_wallet_approvals WHERE approval_uuid = ?', [approval_uuid]);
+      if (rows.length === 0) return;
+      const record = { ...(JSON.parse(rows[0].record) as AiWalletApproval), ...patch };
+      await q('UPDATE ai_wallet_approvals SET state = ?, record = ? WHERE approval_uuid = ?', [record.state, JSON.stringify(record), approval_uuid]);
+    };
+    const e = { type: event.type, data: event.data } as BindingEvent;
+    switch (e.type) {
+      case 'AiWalletIntentDenied':
+      case 'AiWalletIntentReserved': {
+        const i = e.data.intent;
+        await q('INSERT INTO ai_wallet_intents (intent_uuid, binding_uuid, workspace_uuid, state, expires_at, position, record) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+          i.intent_uuid, i.binding_uuid, i.workspace_uuid, i.state, i.expires_at, position, JSON.stringify(i),
+        ]);
+        return;
+      }
+      case 'AiWalletApprovalRequested': {
+        const a = e.data.approval;
+        await q('INSERT INTO ai_wallet_approvals (approval_uuid, binding_uuid, intent_uuid, workspace_uuid, state, position, record) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+          a.approval_uuid, a.binding_uuid, a.intent_uuid, a.workspace_uuid, a.state, position, JSON.stringify(a),
+        ]);
+        return;
+      }
+      case 'AiWalletApprovalApproved':
+      case 'AiWalletApprovalRejected': {
+        const d = e.data;
+        const approved = e.type === 'AiWalletApprovalApproved';
+        await patchApproval(d.approval_uuid, { state: approved ? 'APPROVED' : 'REJECTED', updated: d.reviewed_at, reviewed_at: d.reviewed_at, reviewed_by_profile_uuid: d.reviewed_by_profile_uuid, review_reason: d.reason });
+        await patchIntent(d.intent_uuid, { state: approved ? 'APPROVED' : 'REJECTED', updated: d.reviewed_at, expires_at: d.intent_expires_at });
+        return;
+      }
+      case 'AiWalletIntentExpired': {
+        const d = e.data;
+        await patchIntent(d.intent_uuid, { state: 'EXPIRED', updated: d.expired_at });
+        if (d.approval_uuid) await patchApproval(d.approval_uuid, { state: 'EXPIRED', updated: d.expired_at });
+        return;
+      }
+    }
+  }
+
+  async reset(tx: EntityManager): Promise<void> {
+    for (const t of ['ai_wallet_approvals', 'ai_wallet_intents']) await tx.query(`DELETE FROM ${t}`);
+  }
+}
+
+export const aiWalletIntentsReadModel: ReadModelDefinition = {
+  name: 'ai-wallet-intents',
+  entities: [],
+  migrations: [AiWalletIntents1764000003100],
+  projector: AiWalletIntentsProjector,
+};

@@ -1,0 +1,186 @@
+/** AI-agent wallet routes (`/api/v1/ai-wallets/…`, PLATFORM.md section 6) and the agents' token endpoint. */
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { ProjectionRunner } from '../../platform/projections/projection-runner';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { IsIn, IsOptional, Matches } from 'class-validator';
+import { CurrentPrincipal, WorkloadAllowed, type Principal } from '../../platform/auth/principal';
+import { pageLimit, PageQuery } from '../../platform/http/pagination';
+import { Public, SecretResponse } from '../../platform/http/public.decorator';
+import {
+  ChangeBindingState, ChangeExecutionMode, CreateBinding, CreateIntent, EvaluateIntent, IssueWorkloadToken, policyTerms, PublishPolicy, ReviewApproval, type CreatedBinding,
+} from './commands';
+import {
+  AiWalletIntentEvaluationRequest, AiWalletPolicyRequest, ApprovalParam, BindingParam, ChangeBindingStateRequest, CreateBindingRequest, ExecutionModeRequest, IntentParam,
+  ReviewApprovalRequest, WorkloadTokenRequest,
+} from './dto/ai-wallets.dto';
+import { GetBinding, GetBudget, GetIntent, GetPolicy, ListActivity, ListApprovals, ListBindings, ListIntents, VerifyActivity } from './queries';
+
+const PAGE = { default: 50, max: 200 };
+
+export class BindingListQuery extends PageQuery {
+  @Matches(/^[0-9a-f]{32}$/, { message: 'workspace_uuid must be 32 lowercase hex characters' })
+  workspace_uuid!: string;
+}
+
+export class PolicyVersionQuery {
+  @IsOptional() @Matches(/^[1-9]\d{0,8}$/, { message: 'version must be a positive integer' })
+  version?: string;
+}
+
+export class ApprovalListQuery extends PageQuery {
+  @IsOptional() @IsIn(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED'])
+  state?: string;
+}
+
+@ApiTags('AI-agent wallets')
+@ApiBearerAuth()
+@Controller('api/v1/ai-wallets')
+export class AiWalletsController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    private readonly runner: ProjectionRunner,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  /** Commands whose answer is read back from the read models wait for their own writes first. */
+  private async readBack<T>(query: object): Promise<T> {
+    await this.runner.waitForOwnWrites(this.config.readYourWritesTimeoutMs);
+    return this.queryBus.execute(query);
+  }
+
+  @Post('bindings')
+  @SecretResponse()
+  @ApiOperation({ summary: 'Create a binding; the answer carries the workload client secret, once.' })
+  async create(@Body() body: CreateBindingRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const created: CreatedBinding = await this.commandBus.execute(new CreateBinding(principal, body));
+    const binding = await this.readBack<object>(new GetBinding(principal, created.binding_uuid));
+    return { ...binding, client_secret: created.client_secret };
+  }
+
+  @Get('bindings')
+  list(@Query() query: BindingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListBindings(principal, query.workspace_uuid, pageLimit(query.limit, PAGE), query.cursor));
+  }
+
+  @Get('bindings/:b')
+  get(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetBinding(principal, p.b));
+  }
+
+  @Patch('bindings/:b')
+  @ApiOperation({ summary: 'Suspend, reactivate or revoke a binding.' })
+  async changeState(@Param() p: BindingParam, @Body() body: ChangeBindingStateRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    await this.commandBus.execute(new ChangeBindingState(principal, p.b, body.state, body.state_reason));
+    return this.readBack(new GetBinding(principal, p.b));
+  }
+
+  @Get('bindings/:b/policy')
+  policy(@Param() p: BindingParam, @Query() q: PolicyVersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetPolicy(principal, p.b, q.version === undefined ? undefined : Number(q.version)));
+  }
+
+  @Put('bindings/:b/policy')
+  @ApiOperation({ summary: 'Publish the next policy version (earlier versions stay readable with ?version=).' })
+  async publishPolicy(@Param() p: BindingParam, @Body() body: AiWalletPolicyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const version: number = await this.commandBus.execute(new PublishPolicy(principal, p.b, policyTerms(body)));
+    return this.readBack(new GetPolicy(principal, p.b, version));
+  }
+
+  @Get('bindings/:b/budget')
+  @WorkloadAllowed()
+  budget(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetBudget(principal, p.b));
+  }
+
+  @Post('bindings/:b/intents/evaluate')
+  @HttpCode(200)
+  @WorkloadAllowed()
+  @ApiOperation({ summary: 'Dry run: which rule decides, the budget before and after; appends and reserves nothing.' })
+  evaluate(@Param() p: BindingParam, @Body() body: AiWalletIntentEvaluationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new EvaluateIntent(principal, p.b, body));
+  }
+
+  @Post('bindings/:b/intents')
+  @WorkloadAllowed()
+  @ApiOperation({ summary: 'Live intent (needs Idempotency-Key and a complete rationale); an accepted one reserves budget.' })
+  async createIntent(
+    @Param() p: BindingParam,
+    @Body() body: AiWalletIntentEvaluationRequest,
+    @Headers('idempotency-key') key: string | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<object> {
+    const { intent, created } = await this.commandBus.execute(new CreateIntent(principal, p.b, body, key));
+    if (!created) void reply.status(200);
+    return intent;
+  }
+
+  @Get('bindings/:b/intents')
+  intents(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListIntents(principal, p.b, pageLimit(q.limit, PAGE), q.cursor));
+  }
+
+  @Get('intents/:i')
+  intent(@Param() p: IntentParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetIntent(principal, p.i));
+  }
+
+  @Get('bindings/:b/approvals')
+  approvals(@Param() p: BindingParam, @Query() q: ApprovalListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListApprovals(principal, p.b, q.state, pageLimit(q.limit, PAGE), q.cursor));
+  }
+
+  @Post('approvals/:a/approve')
+  @HttpCode(200)
+  approve(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new ReviewApproval(principal, p.a, true, body.reason ?? null));
+  }
+
+  @Post('approvals/:a/reject')
+  @HttpCode(200)
+  reject(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new ReviewApproval(principal, p.a, false, body.reason ?? null));
+  }
+
+  @Get('bindings/:b/execution-mode')
+  async executionMode(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const binding = (await this.queryBus.execute(new GetBinding(principal, p.b))) as { execution_mode: object };
+    return binding.execution_mode;
+  }
+
+  @Put('bindings/:b/execution-mode')
+  @ApiOperation({ summary: 'Change the execution mode; AUTONOMOUS is refused (422) while readiness gates are open.' })
+  changeExecutionMode(@Param() p: BindingParam, @Body() body: ExecutionModeRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new ChangeExecutionMode(principal, p.b, body.mode, body.state_reason));
+  }
+
+  @Get('bindings/:b/activity')
+  activity(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListActivity(principal, p.b, pageLimit(q.limit, PAGE), q.cursor));
+  }
+
+  @Get('bindings/:b/activity/verify')
+  @ApiOperation({ summary: "Recompute the binding stream's hash chain from the stored events." })
+  verify(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new VerifyActivity(principal, p.b));
+  }
+}
+
+@ApiTags('AI-agent wallets')
+@Controller('api/v1/auth')
+export class WorkloadTokenController {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post('token')
+  @Public()
+  @SecretResponse()
+  @HttpCode(200)
+  @ApiOperation({ summary: "OAuth 2 client credentials: an agent's bearer token, limited to its binding." })
+  token(@Body() body: WorkloadTokenRequest): Promise<object> {
+    return this.commandBus.execute(new IssueWorkloadToken(body.client_id, body.client_secret));
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Requests of the AI-agent wallet routes. Amounts are decimal strings in native units: a JSON number is a 400 that
+ * says so; sign, zero, exponent and digits beyond the asset's smallest unit are checked against the asset after
+ * validation (the asset decides the precision).
+ */
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsDecimalString, NoExtraFields } from '../../../platform/http/validation';
+import { EXECUTION_MODES } from '../domain/binding';
+import { CAPABILITIES, MAX_DESTINATIONS, MAX_VELOCITY_COUNT, MAX_VELOCITY_WINDOW_SECONDS } from '../domain/policy';
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const hex32 = (field: string) => ({ message: `${field} must be 32 lowercase hex characters` });
+/** Any decimal text, so that the asset-aware check can name the precise problem (sign, zero, precision). */
+const amount = () => IsDecimalString({ signed: true, maxIntegerDigits: 30 });
+
+export class BindingParam {
+  @Matches(HEX32, hex32('binding id'))
+  b!: string;
+}
+
+export class IntentParam {
+  @Matches(HEX32, hex32('intent id'))
+  i!: string;
+}
+
+export class ApprovalParam {
+  @Matches(HEX32, hex32('approval id'))
+  a!: string;
+}
+
+export class AiWalletAssetBudgetDto {
+  @ApiProperty({ example: 'ETH' }) @IsString() @Length(1, 16)
+  asset_code!: string;
+
+  @ApiProperty({ example: '0.5' }) @amount()
+  max_single_amount!: string;
+
+  @ApiProperty({ example: '2', description: 'per UTC day' }) @amount()
+  daily_limit!: string;
+
+  @ApiProperty({ example: '20', description: 'per UTC month' }) @amount()
+  monthly_limit!: string;
+}
+
+/** A policy as a person writes it; publishing makes the next version. */
+export class AiWalletPolicyRequest {
+  @ApiProperty({ enum: CAPABILITIES, isArray: true }) @IsArray() @ArrayMaxSize(CAPABILITIES.length * 4) @IsString({ each: true })
+  capabilities!: string[];
+
+  @ApiProperty({ example: ['ETH'], description: 'native asset codes' }) @IsArray() @ArrayMaxSize(64) @IsString({ each: true })
+  assets!: string[];
+
+  @ApiProperty({ type: () => [AiWalletAssetBudgetDto] }) @IsArray() @ArrayMaxSize(64) @ValidateNested({ each: true }) @Type(() => AiWalletAssetBudgetDto)
+  asset_budgets!: AiWalletAssetBudgetDto[];
+
+  @ApiProperty({ example: ['0x52908400098527886E0F7030069857D2E4169EE7'], description: 'exact identifiers; an empty list allows no destination at all' })
+  @IsArray() @ArrayMaxSize(MAX_DESTINATIONS) @IsString({ each: true })
+  destinations!: string[];
+
+  @ApiProperty({ example: '1', description: 'in the policy currency' }) @amount()
+  max_single_amount!: string;
+
+  @ApiProperty({ example: '3' }) @amount()
+  daily_limit!: string;
+
+  @ApiProperty({ example: '30' }) @amount()
+  monthly_limit!: string;
+
+  @ApiProperty({ example: 3600 }) @IsInt() @Min(1) @Max(MAX_VELOCITY_WINDOW_SECONDS)
+  velocity_window_seconds!: number;
+
+  @ApiProperty({ example: 20 }) @IsInt() @Min(1) @Max(MAX_VELOCITY_COUNT)
+  velocity_max_count!: number;
+
+  @ApiProperty({ example: '0.1', description: 'intents of the policy currency up to this amount need no person in SUPERVISED mode' }) @amount()
+  autonomous_threshold!: string;
+
+  @ApiProperty({ example: 'ETH', description: 'a native asset, never fiat' }) @IsString() @Length(1, 16)
+  currency!: string;
+
+  @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z' }) @IsOptional() @IsString() @Length(1, 40)
+  expires_at?: string | null;
+}
+
+export class CreateBindingRequest {
+  @ApiProperty() @Matches(HEX32, hex32('workspace_uuid'))
+  workspace_uuid!: string;
+
+  @ApiProperty({ example: 'treasury-rebalancer' }) @IsString() @Length(1, 64)
+  agent_label!: string;
+
+  @ApiProperty({ enum: ['PRODUCTION', 'SANDBOX'] }) @IsIn(['PRODUCTION', 'SANDBOX'])
+  environment!: 'PRODUCTION' | 'SANDBOX';
+
+  @ApiProperty({ example: 'ethereum-mainnet' }) @IsString() @Length(1, 64)
+  network_id!: string;
+
+  @ApiProperty({ example: '0x52908400098527886E0F7030069857D2E4169EE7' }) @IsString() @Matches(/^[A-Za-z0-9:._-]{8,128}$/, { message: 'native_address must be 8-128 characters of [A-Za-z0-9:._-]' })
+  native_address!: string;
+
+  @ApiPropertyOptional() @IsOptional() @Matches(HEX32, hex32('operational_wallet_uuid'))
+  operational_wallet_uuid?: string;
+
+  @ApiPropertyOptional({ type: () => AiWalletPolicyRequest, description: 'the first policy; the binding is PENDING until it has one' })
+  @IsOptional() @ValidateNested() @Type(() => AiWalletPolicyRequest)
+  policy?: AiWalletPolicyRequest;
+}
+
+export class ChangeBindingStateRequest {
+  @ApiProperty({ enum: ['ACTIVE', 'SUSPENDED', 'REVOKED'] }) @IsIn(['ACTIVE', 'SUSPENDED', 'REVOKED'])
+  state!: 'ACTIVE' | 'SUSPENDED' | 'REVOKED';
+
+  @ApiProperty({ example: 'Rotating the agent host.' }) @IsString() @Length(8, 320)
+  state_reason!: string;
+}
+
+export class AiWalletDestinationDto {
+  @ApiProperty({ enum: ['ADDRESS', 'PROFILE', 'MERCHANT', 'CONTRACT'] }) @IsIn(['ADDRESS', 'PROFILE', 'MERCHANT', 'CONTRACT'])
+  type!: 'ADDRESS' | 'PROFILE' | 'MERCHANT' | 'CONTRACT';
+
+  @ApiProperty({ description: 'exact identifier, compared as is with the allowlist' }) @IsString() @Length(1, 256)
+  id!: string;
+}
+
+export class AiWalletRationaleDto {
+  @ApiProperty({ example: 'agent-rationale/v1' }) @IsString() @Length(1, 64)
+  schema!: string;
+
+  @ApiProperty() @IsString() @Length(1, 280)
+  summary!: string;
+
+  @ApiProperty() @IsString() @Length(1, 4000)
+  explanation!: string;
+
+  @ApiProperty() @IsString() @Length(1, 1000)
+  expected_outcome!: string;
+
+  @ApiProperty() @IsString() @Length(1, 256)
+  reference!: string;
+}
+
+export class AiWalletIntentEvaluationRequest {
+  @ApiProperty({ enum: CAPABILITIES }) @IsIn(CAPABILITIES as unknown as string[])
+  type!: string;
+
+  @ApiProperty({ example: 'ETH' }) @IsString() @Length(1, 16)
+  asset!: string;
+
+  @ApiProperty({ example: '0.25', description: 'positive decimal string in native units' }) @amount()
+  amount!: string;
+
+  @ApiProperty({ type: () => AiWalletDestinationDto }) @ValidateNested() @Type(() => AiWalletDestinationDto)
+  destination!: AiWalletDestinationDto;
+
+  @ApiPropertyOptional({ description: 'used when rationale is omitted' }) @IsOptional() @IsString() @Length(1, 280)
+  purpose?: string;
+
+  @ApiPropertyOptional({ type: () => AiWalletRationaleDto, description: 'required for live intents; without it an evaluation is a non-authorizing preview' })
+  @IsOptional() @ValidateNested() @Type(() => AiWalletRationaleDto)
+  rationale?: AiWalletRationaleDto;
+}
+
+export class ReviewApprovalRequest {
+  @ApiPropertyOptional({ example: 'Matches the invoice.' }) @IsOptional() @IsString() @Length(1, 320)
+  reason?: string;
+}
+
+export class ExecutionModeRequest {
+  @ApiProperty({ enum: EXECUTION_MODES }) @IsIn(EXECUTION_MODES as unknown as string[])
+  mode!: 'MANUAL_APPROVAL' | 'SUPERVISED' | 'AUTONOMOUS';
+
+  @ApiProperty({ example: 'Small top-ups may go without a person.' }) @IsString() @Length(8, 320)
+  state_reason!: string;
+}
+
+@NoExtraFields()
+export class WorkloadTokenRequest {
+  @ApiProperty({ enum: ['client_credentials'] }) @IsIn(['client_credentials'], { message: 'grant_type must be client_credentials' })
+  grant_type!: 'client_credentials';
+
+  @ApiProperty() @Matches(HEX32, hex32('client_id'))
+  client_id!: string;
+
+  @ApiProperty() @IsString() @Length(1, 128)
+  client_secret!: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(0, 256)
+  scope?: string;
+}
