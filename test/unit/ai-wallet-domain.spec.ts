@@ -1,0 +1,95 @@
+/** The AI-agent wallet binding domain, given/when/then on decide/evolve: no I/O, injected clock and ids. */
+import { bindingDecider, committed, decideIntent, type BindingAggregate, type BindingCommand, type BindingEvent } from '../../src/modules/ai-wallets/domain/binding';
+import { parseAmount } from '../../src/modules/ai-wallets/domain/assets';
+import { checkPolicyTerms, type PolicyTerms } from '../../src/modules/ai-wallets/domain/policy';
+
+const NOW = new Date('2026-11-22T10:00:00.000Z');
+const DEST = '0xabc0000000000000000000000000000000000001';
+let ids = 0;
+const ctx = (now = NOW) => ({ now, newId: () => (++ids).toString(16).padStart(32, '0') });
+
+const terms = (over: Partial<PolicyTerms> = {}): PolicyTerms => ({
+  capabilities: ['TRANSFER'], assets: ['ETH'], asset_budgets: [], destinations: [DEST], max_single_amount: '1', daily_limit: '2', monthly_limit: '10',
+  velocity_window_seconds: 3600, velocity_max_count: 100, autonomous_threshold: '0.1', currency: 'ETH', expires_at: null, ...over,
+});
+const create: BindingCommand = {
+  kind: 'CreateBinding',
+  spec: {
+    binding_uuid: 'b'.repeat(32), workload_client_id: 'c'.repeat(32), client_secret_hash: 'f'.repeat(64), workspace_uuid: 'a'.repeat(32), tenant_uuid: '0'.repeat(32),
+    owner_profile_uuid: 'd'.repeat(32), created_by_profile_uuid: 'd'.repeat(32), agent_label: 'agent', environment: 'SANDBOX', network_id: 'ethereum-mainnet',
+    native_address: DEST, operational_wallet_uuid: null,
+  },
+  policy: null,
+};
+const atoms = (v: string) => (parseAmount('ETH', v) as { atoms: bigint }).atoms;
+const intent = (key: string, amount: string): BindingCommand => ({
+  kind: 'CreateIntent', request: request(amount), idempotency_key: key, purpose: 'p',
+  rationale: { schema: 's', summary: 's', explanation: 'e', expected_outcome: 'o', reference: 'r' }, requested_by_profile_uuid: null, intent_ttl_seconds: 86400, approval_ttl_seconds: 900,
+});
+
+const request = (amount: string) => ({ type: 'TRANSFER', asset: 'ETH', amount: atoms(amount), destination: { type: 'ADDRESS' as const, id: DEST } });
+
+/** given events, when a command, then events (or an error). */
+function given(commands: BindingCommand[]): BindingAggregate {
+  let state = bindingDecider.initialState();
+  for (const c of commands) for (const e of bindingDecider.decide(c, state, ctx())) state = bindingDecider.evolve(state, e);
+  return state;
+}
+const when = (state: BindingAggregate, c: BindingCommand, now = NOW): BindingEvent[] => bindingDecider.decide(c, state, ctx(now));
+
+describe('binding lifecycle', () => {
+  it('a binding created with a policy is active at once, in one decision', () => {
+    const events = when(bindingDecider.initialState(), { ...create, policy: terms() } as BindingCommand);
+    expect(events.map((e) => e.type)).toEqual(['AiWalletBindingCreated', 'AiWalletPolicyPublished', 'AiWalletBindingStateChanged']);
+  });
+
+  it('an invalid first policy refuses the whole creation', () => {
+    expect(() => when(bindingDecider.initialState(), { ...create, policy: terms({ currency: 'USD' }) } as BindingCommand)).toThrow(/policy is not valid/);
+  });
+
+  it('a revoked binding stays revoked', () => {
+    const s = given([create, { kind: 'PublishPolicy', terms: terms(), by_profile_uuid: 'd'.repeat(32) }, { kind: 'ChangeBindingState', to: 'REVOKED', reason: 'compromised' }]);
+    expect(() => when(s, { kind: 'ChangeBindingState', to: 'ACTIVE', reason: 'back again' })).toThrow(/stays revoked/);
+  });
+});
+
+describe('intent decisions', () => {
+  const active = () => given([create, { kind: 'PublishPolicy', terms: terms(), by_profile_uuid: 'd'.repeat(32) }]);
+
+  it('reserves within budget and asks a person (MANUAL_APPROVAL mode)', () => {
+    const events = when(active(), intent('k1', '0.5'));
+    expect(events.map((e) => e.type)).toEqual(['AiWalletIntentReserved', 'AiWalletApprovalRequested']);
+  });
+
+  it('denies the intent that would pass the daily limit, and counts only what holds', () => {
+    const s = given([create, { kind: 'PublishPolicy', terms: terms(), by_profile_uuid: 'd'.repeat(32) }, intent('k1', '1'), intent('k2', '1')]);
+    expect(committed(s, 'ETH', NOW).day).toBe(atoms('2'));
+    const [denied] = when(s, intent('k3', '0.000000000000000001'));
+    expect(denied).toMatchObject({ type: 'AiWalletIntentDenied', data: { intent: { decision_code: 'DAILY_LIMIT_EXCEEDED', reservation_commitment: null } } });
+    // Past the approval window the reservations no longer count, even before an expiry is recorded.
+    expect(committed(s, 'ETH', new Date(NOW.getTime() + 901_000)).day).toBe(0n);
+  });
+
+  it('the same Idempotency-Key decides nothing twice', () => {
+    const s = given([create, { kind: 'PublishPolicy', terms: terms(), by_profile_uuid: 'd'.repeat(32) }, intent('k1', '0.5')]);
+    expect(when(s, intent('k1', '0.5'))).toEqual([]);
+  });
+
+  it('fails closed: no policy, empty allowlist, expired policy', () => {
+    const noPolicy = given([create]);
+    expect(decideIntent(noPolicy, request('0.1'), NOW).decision_code).toBe('BINDING_INACTIVE');
+    const empty = given([create, { kind: 'PublishPolicy', terms: terms({ destinations: [] }), by_profile_uuid: 'd'.repeat(32) }]);
+    expect(decideIntent(empty, request('0.1'), NOW).decision_code).toBe('DESTINATION_NOT_ALLOWLISTED');
+    const expiring = given([create, { kind: 'PublishPolicy', terms: terms({ expires_at: '2026-11-22T11:00:00Z' }), by_profile_uuid: 'd'.repeat(32) }]);
+    expect(decideIntent(expiring, request('0.1'), new Date('2026-11-22T11:00:00Z')).decision_code).toBe('POLICY_EXPIRED');
+  });
+});
+
+describe('policy terms', () => {
+  it('canonicalizes amounts and refuses limits out of order', () => {
+    const ok = checkPolicyTerms(terms({ max_single_amount: '1.500', daily_limit: '2.0' }), NOW);
+    expect(ok).toMatchObject({ terms: { max_single_amount: '1.5', daily_limit: '2' } });
+    const bad = checkPolicyTerms(terms({ max_single_amount: '3', daily_limit: '2' }), NOW);
+    expect(bad).toMatchObject({ problems: [{ field: 'max_single_amount', issue: 'must not exceed daily_limit' }] });
+  });
+});
