@@ -76,18 +76,16 @@ export class AiWalletIntentsProjector implements Projector {
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     const position = event.position.toString().padStart(20, '0');
-    const patchIntent = async (intent_uuid: string, patch: Partial<AiWalletIntent>): Promise<void> => {
-      const rows: Array<{ record: string }> = await q('SELECT record FROM ai_wallet_intents WHERE intent_uuid = ?', [intent_uuid]);
+    /** Intents and approvals keep their API record as JSON; a change merges into it and the indexed columns follow. */
+    const patch = async <R extends { state: string; expires_at?: string | null }>(table: 'ai_wallet_intents' | 'ai_wallet_approvals', key: 'intent_uuid' | 'approval_uuid', id: string, changes: Partial<R>): Promise<void> => {
+      const rows: Array<{ record: string }> = await q(`SELECT record FROM ${table} WHERE ${key} = ?`, [id]);
       if (rows.length === 0) return;
-      const record = { ...(JSON.parse(rows[0].record) as AiWalletIntent), ...patch };
-      await q('UPDATE ai_wallet_intents SET state = ?, expires_at = ?, record = ? WHERE intent_uuid = ?', [record.state, record.expires_at, JSON.stringify(record), intent_uuid]);
+      const record = { ...(JSON.parse(rows[0].record) as R), ...changes };
+      if (table === 'ai_wallet_intents') await q(`UPDATE ${table} SET state = ?, expires_at = ?, record = ? WHERE ${key} = ?`, [record.state, record.expires_at ?? null, JSON.stringify(record), id]);
+      else await q(`UPDATE ${table} SET state = ?, record = ? WHERE ${key} = ?`, [record.state, JSON.stringify(record), id]);
     };
-    const patchApproval = async (approval_uuid: string, patch: Partial<AiWalletApproval>): Promise<void> => {
-      const rows: Array<{ record: string }> = await q('SELECT record FROM ai_wallet_approvals WHERE approval_uuid = ?', [approval_uuid]);
-      if (rows.length === 0) return;
-      const record = { ...(JSON.parse(rows[0].record) as AiWalletApproval), ...patch };
-      await q('UPDATE ai_wallet_approvals SET state = ?, record = ? WHERE approval_uuid = ?', [record.state, JSON.stringify(record), approval_uuid]);
-    };
+    const patchIntent = (id: string, changes: Partial<AiWalletIntent>) => patch<AiWalletIntent>('ai_wallet_intents', 'intent_uuid', id, changes);
+    const patchApproval = (id: string, changes: Partial<AiWalletApproval>) => patch<AiWalletApproval>('ai_wallet_approvals', 'approval_uuid', id, changes);
     const e = { type: event.type, data: event.data } as BindingEvent;
     switch (e.type) {
       case 'AiWalletIntentDenied':

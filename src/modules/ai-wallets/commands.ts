@@ -11,6 +11,7 @@ import { CLOCK, type Clock } from '../../platform/clock';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { nextId } from '../../platform/context/request-context';
+import { PeriodicJob } from '../../platform/jobs/periodic-job';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { hashToken, newToken, sameSecret } from '../../platform/security/tokens';
@@ -358,8 +359,7 @@ export class ExpireIntentHandler implements ICommandHandler<ExpireIntent> {
  */
 @Injectable()
 export class IntentExpirySweep implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private job: PeriodicJob | null = null;
 
   constructor(
     private readonly db: ReadModelDatabase,
@@ -370,15 +370,12 @@ export class IntentExpirySweep implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'intent expiry sweep failed')).finally(() => (this.running = null));
-    }, this.config.aiWalletExpirySweepMs);
-    this.timer.unref();
+    this.job = new PeriodicJob(this.config.aiWalletExpirySweepMs, () => this.sweep(), (err) => this.logger.warn({ err }, 'intent expiry sweep failed'));
+    this.job.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.job?.stop();
   }
 
   /** Expires what is due now; returns how many intents it expired. */

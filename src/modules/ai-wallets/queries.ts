@@ -12,7 +12,7 @@ import type { BindingRow } from '../../../projections/ai-wallet-bindings/ai-wall
 import type { BudgetHoldRow } from '../../../projections/ai-wallet-budgets/ai-wallet-budgets.read-model';
 import type { ApprovalRow, IntentRow } from '../../../projections/ai-wallet-intents/ai-wallet-intents.read-model';
 import type { ActivityRow } from '../../../projections/ai-wallet-activity/ai-wallet-activity.read-model';
-import { bindingStream, budgetOf, type AiWalletBudget, type AiWalletIntent } from './domain/binding';
+import { bindingStream, budgetOf, utcMonth, type AiWalletBudget, type AiWalletIntent } from './domain/binding';
 import { policyExpired, type AiWalletPolicy } from './domain/policy';
 import { WalletAccess, type Need } from './wallet-access';
 
@@ -41,21 +41,29 @@ export function bindingView(row: BindingRow, budget: AiWalletBudget, now: Date):
   };
 }
 
-async function holdsOf(db: ReadModelDatabase, binding_uuid: string, now: Date): Promise<BudgetHoldRow[]> {
-  // Only this month's reservations can count (a day is inside its month).
-  return db.reader.query(db.sql('SELECT * FROM ai_wallet_budget_holds WHERE binding_uuid = ? AND month = ?'), [binding_uuid, now.toISOString().slice(0, 7)]);
+/** The budgets of these bindings at `now`, from one read of their reservations of the month (a day is inside its month). */
+async function budgetsFor(db: ReadModelDatabase, rows: BindingRow[], now: Date): Promise<AiWalletBudget[]> {
+  if (rows.length === 0) return [];
+  const holds: BudgetHoldRow[] = await db.reader.query(
+    db.sql(`SELECT * FROM ai_wallet_budget_holds WHERE month = ? AND binding_uuid IN (${rows.map(() => '?').join(', ')})`),
+    [utcMonth(now), ...rows.map((r) => r.binding_uuid)],
+  );
+  return rows.map((row) => budgetOf(row.policy ? (JSON.parse(row.policy) as AiWalletPolicy) : null, holds.filter((h) => h.binding_uuid === row.binding_uuid), now));
 }
 
 export async function budgetFor(db: ReadModelDatabase, row: BindingRow, now: Date): Promise<AiWalletBudget> {
-  const policy = row.policy ? (JSON.parse(row.policy) as AiWalletPolicy) : null;
-  return budgetOf(policy, await holdsOf(db, row.binding_uuid, now), now);
+  const [budget] = await budgetsFor(db, [row], now);
+  return budget;
 }
 
-function page<R extends { position: string }>(rows: R[], limit: number, scope: string): { rows: R[]; next_cursor?: string } {
+/** A keyset page: `limit` of the `limit + 1` rows read, and the cursor after the last when there are more. */
+function page<R>(rows: R[], limit: number, key: (row: R) => string, scope: string): { rows: R[]; next_cursor?: string } {
   const taken = rows.slice(0, limit);
-  return { rows: taken, ...(rows.length > limit ? { next_cursor: encodeCursor([taken[taken.length - 1].position, scope]) } : {}) };
+  return { rows: taken, ...(rows.length > limit ? { next_cursor: encodeCursor([key(taken[taken.length - 1]), scope]) } : {}) };
 }
+const byPosition = (r: { position: string }): string => r.position;
 
+/** The zero-padded key a cursor of this list carries (position or revision), or null without a cursor. */
 function after(cursor: string | undefined, scope: string): string | null {
   if (!cursor) return null;
   const [position, issuedFor] = decodeCursor(cursor, 2).map(String);
@@ -96,8 +104,9 @@ export class ListBindingsHandler implements IQueryHandler<ListBindings> {
       before ? [workspace_uuid, before, limit + 1] : [workspace_uuid, limit + 1],
     );
     const now = this.clock();
-    const { rows: taken, next_cursor } = page(rows, limit, workspace_uuid);
-    const items = await Promise.all(taken.map(async (r) => bindingView(r, await budgetFor(this.db, r, now), now)));
+    const { rows: taken, next_cursor } = page(rows, limit, byPosition, workspace_uuid);
+    const budgets = await budgetsFor(this.db, taken, now);
+    const items = taken.map((r, i) => bindingView(r, budgets[i], now));
     return { items, ...(next_cursor ? { next_cursor } : {}) };
   }
 }
@@ -168,7 +177,7 @@ export class ListIntentsHandler implements IQueryHandler<ListIntents> {
       this.db.sql(`SELECT * FROM ai_wallet_intents WHERE binding_uuid = ?${before ? ' AND position < ?' : ''} ORDER BY position DESC LIMIT ?`),
       before ? [binding_uuid, before, limit + 1] : [binding_uuid, limit + 1],
     );
-    const { rows: taken, next_cursor } = page(rows, limit, `intents:${binding_uuid}`);
+    const { rows: taken, next_cursor } = page(rows, limit, byPosition, `intents:${binding_uuid}`);
     return { items: taken.map((r) => JSON.parse(r.record)), ...(next_cursor ? { next_cursor } : {}) };
   }
 }
@@ -196,7 +205,7 @@ export class ListApprovalsHandler implements IQueryHandler<ListApprovals> {
       params.push(before);
     }
     const rows: ApprovalRow[] = await this.db.reader.query(this.db.sql(`SELECT * FROM ai_wallet_approvals WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`), [...params, limit + 1]);
-    const { rows: taken, next_cursor } = page(rows, limit, scope);
+    const { rows: taken, next_cursor } = page(rows, limit, byPosition, scope);
     return { items: taken.map((r) => JSON.parse(r.record)), ...(next_cursor ? { next_cursor } : {}) };
   }
 }
@@ -213,18 +222,12 @@ export class ListActivityHandler implements IQueryHandler<ListActivity> {
   async execute({ principal, binding_uuid, limit, cursor }: ListActivity): Promise<Paged<unknown>> {
     await this.access.binding(principal, binding_uuid, 'read');
     const scope = `activity:${binding_uuid}`;
-    let from: string | null = null;
-    if (cursor) {
-      const [revision, issuedFor] = decodeCursor(cursor, 2).map(String);
-      if (issuedFor !== scope || !/^\d{20}$/.test(revision)) throw new ValidationFailed('Invalid cursor.', [{ field: 'cursor', issue: 'not issued for this list' }]);
-      from = revision;
-    }
+    const from = after(cursor, scope);
     const rows: ActivityRow[] = await this.db.reader.query(
       this.db.sql(`SELECT * FROM ai_wallet_activity WHERE binding_uuid = ?${from ? ' AND revision > ?' : ''} ORDER BY revision ASC LIMIT ?`),
       from ? [binding_uuid, from, limit + 1] : [binding_uuid, limit + 1],
     );
-    const taken = rows.slice(0, limit);
-    const next_cursor = rows.length > limit ? encodeCursor([taken[taken.length - 1].revision, scope]) : undefined;
+    const { rows: taken, next_cursor } = page(rows, limit, (r) => r.revision, scope);
     return { items: taken.map((r) => JSON.parse(r.record)), ...(next_cursor ? { next_cursor } : {}) };
   }
 }

@@ -2,6 +2,7 @@
  * The identity module: accounts, sessions, authenticator, step-up, contact, closure, tenants and workspaces. It
  * provides the platform's PrincipalResolver (the global auth guard) and StepUpVerifier (other modules' step-ups).
  */
+import { PeriodicJob } from '../../platform/jobs/periodic-job';
 import { Global, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Logger } from 'nestjs-pino';
@@ -81,7 +82,7 @@ import {
   exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER],
 })
 export class IdentityModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private sweepTimer: NodeJS.Timeout | null = null;
+  private closureSweep: PeriodicJob | null = null;
 
   constructor(
     private readonly commandBus: CommandBus,
@@ -93,12 +94,12 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     await this.bootstrapAdmin();
-    this.sweepTimer = setInterval(() => void this.completeDueClosures().catch((err) => this.logger.error({ err }, 'closure sweep failed')), this.config.closureSweepIntervalMs);
-    this.sweepTimer.unref();
+    this.closureSweep = new PeriodicJob(this.config.closureSweepIntervalMs, () => this.completeDueClosures(), (err) => this.logger.error({ err }, 'closure sweep failed'));
+    this.closureSweep.start();
   }
 
-  onApplicationShutdown(): void {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
+  async onApplicationShutdown(): Promise<void> {
+    await this.closureSweep?.stop();
   }
 
   /** The scheduled job: completes every closure whose grace period has passed. Returns how many it completed. */

@@ -30,7 +30,7 @@ const LOGGED_HEADERS = ['host', 'user-agent', 'content-type', 'content-length', 
 /** Credential headers: the line says one was sent, never what it held. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key'];
 
-export function loggedHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+function loggedHeaders(headers: Record<string, unknown>): Record<string, unknown> {
   const shown: Record<string, unknown> = {};
   for (const name of LOGGED_HEADERS) if (headers[name] !== undefined) shown[name] = headers[name];
   for (const name of CREDENTIAL_HEADERS) if (headers[name] !== undefined) shown[name] = '[REDACTED]';
