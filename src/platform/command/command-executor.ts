@@ -10,6 +10,7 @@ import { VersionConflict } from '../errors';
 import { EVENT_STORE, type EventStore, type NewEvent, type RecordedEvent } from '../event-store/event-store.port';
 import { eventMetadata, idMark, nextId, peekId, recordAppend, rewindIds } from '../context/request-context';
 import type { DecideContext, Decider, DomainEvent } from './decider';
+import { StreamStateCache, type Folding, type StreamState } from './stream-state-cache';
 
 export interface ExecuteOptions {
   /** The version (stream revision) the client read; omitted means "whatever is current". */
@@ -33,17 +34,32 @@ export interface CommandOutcome<S> {
 export class CommandExecutor {
   /** Commands on one stream run one at a time in this process, so they never conflict with each other. */
   private readonly streamLocks = new Map<string, Promise<unknown>>();
+  private readonly states = new StreamStateCache();
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
-  async load<S, E extends DomainEvent>(stream: string, decider: Pick<Decider<unknown, S, E>, 'initialState' | 'evolve'>): Promise<{ state: S; version: bigint | null; events: RecordedEvent[] }> {
-    const events = await this.store.readStream(stream);
-    let state = decider.initialState();
-    for (const e of events) state = decider.evolve(state, { type: e.type, data: e.data } as E);
-    return { state, version: events.length > 0 ? events[events.length - 1].revision : null, events };
+  /** The stream's folded state, read from the store from where this node's cached fold ends (see StreamStateCache). */
+  async load<S, E extends DomainEvent>(stream: string, decider: Folding<S, E>): Promise<{ state: S; version: bigint | null }> {
+    const entry = await this.loadEntry(stream, decider);
+    return { state: entry.state, version: entry.version };
+  }
+
+  private async loadEntry<S, E extends DomainEvent>(stream: string, decider: Folding<S, E>): Promise<StreamState<S>> {
+    for (;;) {
+      let entry = this.states.entry(stream, decider);
+      const from = StreamStateCache.next(entry);
+      const events = await this.store.readStream(stream, from === 0n ? undefined : { fromRevision: from });
+      // Another load may have created the stream's entry while this one read the whole stream: fold into that one.
+      if (from === 0n) entry = this.states.entry(stream, decider);
+      if (this.states.fold(stream, entry, events)) {
+        this.states.keep(stream, entry);
+        return entry;
+      }
+      this.states.forget(stream, entry);
+    }
   }
 
   execute<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions = {}): Promise<CommandOutcome<S>> {
@@ -59,9 +75,10 @@ export class CommandExecutor {
 
   /**
    * A retried request (same Idempotency-Key) whose first attempt appended but never answered: the stream already
-   * holds the events with the ids this request derives next. Answer with the outcome of that append.
+   * ends with the events with the ids this request derives next. Answer with the outcome of that append.
    */
-  private ownEarlierAppend<S, E extends DomainEvent>(stream: string, decider: Pick<Decider<unknown, S, E>, 'initialState' | 'evolve'>, stored: RecordedEvent[]): CommandOutcome<S> | null {
+  private async ownEarlierAppend<S>(stream: string, entry: StreamState<S>): Promise<CommandOutcome<S> | null> {
+    const stored = entry.tail;
     if (peekId(0) === null || stored.length === 0) return null;
     // `decide` may take a few ids for records before the events take theirs: look a short way ahead.
     const stored_ids = new Map(stored.map((e, i) => [e.event_id, i]));
@@ -75,13 +92,13 @@ export class CommandExecutor {
     // Only a retry right after its own append: once anything followed, the outcome would be stale, decide anew.
     if (start + count !== stored.length) return null;
     for (let i = 0; i < skip + count; i++) nextId();
-    const mine = stored.slice(start, start + count);
-    const last = mine[mine.length - 1];
+    const first = stored[start];
+    const last = stored[stored.length - 1];
+    // The cache keeps ids only: read the append's events back (a rare path, only for a retry).
+    const mine = await this.store.readStream(stream, { fromRevision: first.revision, maxCount: count });
     recordAppend(last.position, mine.map((e) => e.type));
-    let state = decider.initialState();
-    for (const e of stored.slice(0, start + count)) state = decider.evolve(state, { type: e.type, data: e.data } as E);
     return {
-      state,
+      state: entry.state,
       version: last.revision,
       position: last.position,
       events: mine.map((e) => ({ event_id: e.event_id, type: e.type, data: e.data, metadata: e.metadata, occurred_at: e.occurred_at })),
@@ -92,8 +109,9 @@ export class CommandExecutor {
   private async executeNow<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions): Promise<CommandOutcome<S>> {
     const maxAttempts = options.expectedVersion === undefined ? (options.maxAttempts ?? 8) : 1;
     for (let attempt = 1; ; attempt++) {
-      const { state, version, events: stored } = await this.load(stream, decider);
-      const earlier = this.ownEarlierAppend(stream, decider, stored);
+      const entry = await this.loadEntry(stream, decider);
+      const { state, version } = entry;
+      const earlier = await this.ownEarlierAppend(stream, entry);
       if (earlier) return earlier;
       if (options.expectedVersion !== undefined && version !== options.expectedVersion) {
         throw new VersionConflict(stream, options.expectedVersion.toString(), version);
@@ -103,7 +121,7 @@ export class CommandExecutor {
       const decided = decider.decide(command, state, context);
       if (decided.length === 0) {
         // Nothing to append: the response still carries the position the answer reflects.
-        const position = stored.length > 0 ? stored[stored.length - 1].position : null;
+        const position = entry.position;
         if (position !== null) recordAppend(position, []);
         return { state, version, position, events: [] };
       }
@@ -120,8 +138,10 @@ export class CommandExecutor {
       try {
         const result = await this.store.append(stream, events, version === null ? 'no_stream' : version);
         recordAppend(result.position, events.map((e) => e.type));
-        const next = decided.reduce((s, e) => decider.evolve(s, e), state);
-        return { state: next, version: result.next_revision, position: result.position, events };
+        // Fold the append into the entry (a load that read it meanwhile has already: the revisions tell).
+        const first = result.next_revision - BigInt(events.length) + 1n;
+        this.states.fold(stream, entry, events.map((e, i) => ({ event_id: e.event_id, type: e.type, data: e.data, revision: first + BigInt(i), position: result.position })));
+        return { state: entry.state, version: result.next_revision, position: result.position, events };
       } catch (error) {
         rewindIds(mark);
         if (!(error instanceof VersionConflict) || attempt >= maxAttempts) throw error;

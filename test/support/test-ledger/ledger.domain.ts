@@ -17,17 +17,18 @@ export type LedgerCommand =
 
 export interface LedgerState {
   opened: boolean;
+  owner: string | null;
   balance: bigint;
 }
 
 export const ledgerStream = (id: string): string => `test-ledger-${id}`;
 
 export const ledgerDecider: Decider<LedgerCommand, LedgerState, LedgerEvent> = {
-  initialState: () => ({ opened: false, balance: 0n }),
+  initialState: () => ({ opened: false, owner: null, balance: 0n }),
   evolve(state, event) {
     switch (event.type) {
       case 'LedgerOpened':
-        return { ...state, opened: true };
+        return { ...state, opened: true, owner: event.data.owner };
       case 'LedgerCredited':
         return { ...state, balance: state.balance + BigInt(event.data.amount) };
       case 'LedgerDebited':

@@ -73,15 +73,15 @@ export class OpenLedgerHandler implements ICommandHandler<OpenLedger, LedgerView
 export class CreditLedgerHandler implements ICommandHandler<CreditLedger, LedgerView> {
   constructor(private readonly commands: CommandExecutor) {}
   async execute(c: CreditLedger): Promise<LedgerView> {
-    const { state, events } = await this.commands.load(ledgerStream(c.ledger_id), ledgerDecider);
-    if (!state.opened || events.length === 0) throw new NotFound('No such ledger.');
+    const { state } = await this.commands.load(ledgerStream(c.ledger_id), ledgerDecider);
+    if (!state.opened) throw new NotFound('No such ledger.');
     const outcome = await this.commands.execute(
       ledgerStream(c.ledger_id),
       ledgerDecider,
       { kind: 'CreditLedger', ledger_id: c.ledger_id, amount: c.amount },
       { expectedVersion: c.expected_version === undefined ? undefined : BigInt(c.expected_version) },
     );
-    return { ledger_id: c.ledger_id, owner: String(events[0].data.owner), balance: outcome.state.balance.toString(), version: Number(outcome.version) };
+    return { ledger_id: c.ledger_id, owner: String(state.owner), balance: outcome.state.balance.toString(), version: Number(outcome.version) };
   }
 }
 

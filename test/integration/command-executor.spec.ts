@@ -1,0 +1,143 @@
+/**
+ * The command executor's cached folds (StreamStateCache) on a real SQLite event store: a command reads only the
+ * events appended since the last one, another node's appends are folded in before deciding, and a decider that
+ * evolves in place is never folded twice, whatever mix of loads and appends runs at once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CommandExecutor } from '../../src/platform/command/command-executor';
+import type { Decider } from '../../src/platform/command/decider';
+import type { EventStore, ReadStreamOptions, RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
+import { ledgerDecider, ledgerStream } from '../support/test-ledger/ledger.domain';
+
+/** A tally that evolves in place (as the AI-wallet binding does): folding an event twice would count it twice. */
+interface Tally {
+  seen: Map<string, number>;
+  total: number;
+}
+type TallyEvent = { type: 'Counted'; data: { key: string; n: number } };
+const tallyDecider: Decider<{ key: string; n: number; max?: number }, Tally, TallyEvent> = {
+  initialState: () => ({ seen: new Map(), total: 0 }),
+  evolve(s, e) {
+    s.seen.set(e.data.key, (s.seen.get(e.data.key) ?? 0) + e.data.n);
+    s.total += e.data.n;
+    return s;
+  },
+  decide(c, s) {
+    if (c.max !== undefined && s.total + c.n > c.max) return [];
+    return [{ type: 'Counted', data: { key: c.key, n: c.n } }];
+  },
+};
+
+/** The real store, counting what stream reads return (the cache's whole point is reading less). */
+function counting(store: EventStore): { store: EventStore; read: { calls: number; events: number; from: Array<bigint | undefined> } } {
+  const read = { calls: 0, events: 0, from: [] as Array<bigint | undefined> };
+  const proxy = Object.create(store) as EventStore;
+  proxy.readStream = async (stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> => {
+    const events = await store.readStream(stream, options);
+    read.calls += 1;
+    read.events += events.length;
+    read.from.push(options?.fromRevision);
+    return events;
+  };
+  return { store: proxy, read };
+}
+
+describe('command executor: cached folds', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'executor-'));
+    store = new SqliteEventStore({ filename: join(dir, 'events.sqlite'), pollIntervalMs: 20 });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads only the events appended since the last command', async () => {
+    const { store: counted, read } = counting(store);
+    const commands = new CommandExecutor(counted);
+    const stream = ledgerStream('a');
+    await commands.execute(stream, ledgerDecider, { kind: 'OpenLedger', ledger_id: 'a', owner: 'alice' });
+    for (let i = 0; i < 50; i++) await commands.execute(stream, ledgerDecider, { kind: 'CreditLedger', ledger_id: 'a', amount: '2' });
+    // 51 commands: each read starts after the previous append, so none returns an event it already folded.
+    expect(read.calls).toBe(51);
+    expect(read.events).toBe(0);
+    expect(read.from.slice(1, 4)).toEqual([1n, 2n, 3n]);
+    const { state, version } = await commands.load(stream, ledgerDecider);
+    expect(state).toEqual({ opened: true, owner: 'alice', balance: 100n });
+    expect(version).toBe(50n);
+  });
+
+  it('folds in what another node appended before deciding', async () => {
+    const nodeA = new CommandExecutor(store);
+    const nodeB = new CommandExecutor(store);
+    const stream = ledgerStream('b');
+    await nodeA.execute(stream, ledgerDecider, { kind: 'OpenLedger', ledger_id: 'b', owner: 'bob' });
+    await nodeA.execute(stream, ledgerDecider, { kind: 'CreditLedger', ledger_id: 'b', amount: '10' });
+    expect((await nodeB.load(stream, ledgerDecider)).state.balance).toBe(10n);
+    await nodeB.execute(stream, ledgerDecider, { kind: 'DebitLedger', ledger_id: 'b', amount: '4' });
+    // Node A's cache holds balance 10 at revision 1; its next command must see node B's debit.
+    await expect(nodeA.execute(stream, ledgerDecider, { kind: 'DebitLedger', ledger_id: 'b', amount: '7' })).rejects.toMatchObject({ code: 'RULE_VIOLATION' });
+    const outcome = await nodeA.execute(stream, ledgerDecider, { kind: 'DebitLedger', ledger_id: 'b', amount: '6' });
+    expect(outcome.state.balance).toBe(0n);
+    expect(outcome.version).toBe(3n);
+  });
+
+  it('two nodes racing on one stream keep the rule: exactly as many appends as fit', async () => {
+    const nodes = [new CommandExecutor(store), new CommandExecutor(store)];
+    const stream = 'tally-race';
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => nodes[i % 2].execute(stream, tallyDecider, { key: `k${i % 3}`, n: 1, max: 25 })),
+    );
+    expect(results.filter((r) => r.events.length > 0)).toHaveLength(25);
+    for (const node of nodes) expect((await node.load(stream, tallyDecider)).state.total).toBe(25);
+    expect(await store.readStream(stream)).toHaveLength(25);
+  });
+
+  it('never folds an event twice into a state evolved in place, with loads and appends interleaved', async () => {
+    const commands = new CommandExecutor(store);
+    const other = new CommandExecutor(store);
+    const stream = 'tally-interleaved';
+    const work: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 30; i++) {
+      work.push(commands.execute(stream, tallyDecider, { key: `k${i % 4}`, n: i + 1 }));
+      work.push(commands.load(stream, tallyDecider));
+      if (i % 5 === 0) work.push(other.execute(stream, tallyDecider, { key: 'other', n: 1000 }));
+    }
+    await Promise.all(work);
+    const fresh = new CommandExecutor(store);
+    const truth = (await fresh.load(stream, tallyDecider)).state;
+    const cached = (await commands.load(stream, tallyDecider)).state;
+    expect(truth.total).toBe((30 * 31) / 2 + 6 * 1000);
+    expect(cached.total).toBe(truth.total);
+    expect([...cached.seen.entries()].sort()).toEqual([...truth.seen.entries()].sort());
+  });
+
+  it('an evolve that throws leaves no half-folded state behind', async () => {
+    let poisoned = true;
+    const fragile: typeof tallyDecider = {
+      ...tallyDecider,
+      evolve(s, e) {
+        // Throws half-way through its own in-place update, the worst case.
+        const next = tallyDecider.evolve(s, e);
+        if (poisoned && e.data.n === 7) throw new Error('cannot fold 7 yet');
+        return next;
+      },
+    };
+    const commands = new CommandExecutor(store);
+    const stream = 'tally-fragile';
+    await commands.execute(stream, fragile, { key: 'a', n: 1 });
+    // Another node appends 5 then 7: folding 7 throws after it updated the state in place.
+    await new CommandExecutor(store).execute(stream, tallyDecider, { key: 'a', n: 5 });
+    await new CommandExecutor(store).execute(stream, tallyDecider, { key: 'a', n: 7 });
+    await expect(commands.load(stream, fragile)).rejects.toThrow('cannot fold 7 yet');
+    poisoned = false;
+    // Had the half-folded state been kept, 7 would count twice (20).
+    expect((await commands.load(stream, fragile)).state.total).toBe(13);
+  });
+});
