@@ -5,60 +5,21 @@
  * an agent's token may not do.
  */
 import { startTestApp, type TestApp } from '../support/app';
+import { DEST, intentBody, policy, rationale, walletApi, workspaceOwner } from '../support/ai-wallets';
 import { registerTrader, until, type Headers } from '../support/traders';
 
-const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 let now = new Date('2026-11-22T10:00:00.000Z');
 let t: TestApp;
 let owner: Headers;
 let stranger: Headers;
 let workspace: string;
 
-const policy = (over: Record<string, unknown> = {}) => ({
-  capabilities: ['TRANSFER', 'TRADE'],
-  assets: ['ETH', 'BTC'],
-  asset_budgets: [{ asset_code: 'BTC', max_single_amount: '0.01', daily_limit: '0.05', monthly_limit: '0.5' }],
-  destinations: [DEST],
-  max_single_amount: '1',
-  daily_limit: '10',
-  monthly_limit: '25',
-  velocity_window_seconds: 3600,
-  velocity_max_count: 1000,
-  autonomous_threshold: '0.1',
-  currency: 'ETH',
-  ...over,
-});
-const rationale = { schema: 'agent-rationale/v1', summary: 'Pay the hosting invoice', explanation: 'Invoice 42 is due today.', expected_outcome: 'Invoice settled', reference: 'inv-42' };
-const intentBody = (amount: string, over: Record<string, unknown> = {}) => ({ type: 'TRANSFER', asset: 'ETH', amount, destination: { type: 'ADDRESS', id: DEST }, rationale, ...over });
-
-async function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, headers: Headers, payload?: unknown) {
-  const r = await t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-  return { status: r.statusCode, json: r.body ? r.json() : undefined, headers: r.headers };
-}
-
-async function newBinding(withPolicy: Record<string, unknown> | null = policy()) {
-  const r = await call('POST', '/api/v1/ai-wallets/bindings', owner, {
-    workspace_uuid: workspace, agent_label: 'payments-agent', environment: 'SANDBOX', network_id: 'ethereum-sepolia', native_address: DEST, ...(withPolicy ? { policy: withPolicy } : {}),
-  });
-  expect(r.status).toBe(201);
-  return { binding: r.json, agent: await agentToken(r.json, r.json.client_secret), secret: r.json.client_secret as string };
-}
-
-/** The agent's side: client credentials for a bearer token (valid an hour of the injected clock). */
-async function agentToken(binding: { workload_client_id: string }, client_secret: string): Promise<Headers> {
-  const token = await call('POST', '/api/v1/auth/token', {}, { grant_type: 'client_credentials', client_id: binding.workload_client_id, client_secret });
-  expect(token.status).toBe(200);
-  expect(token.json).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
-  return { authorization: `Bearer ${token.json.access_token}` };
-}
+const { call, agentToken, newBinding } = walletApi(() => ({ t, owner, workspace }));
 
 beforeAll(async () => {
   t = await startTestApp({}, { clock: () => now });
-  owner = await registerTrader(t);
+  ({ owner, workspace } = await workspaceOwner(t));
   stranger = await registerTrader(t);
-  const ws = await call('POST', '/api/v1/workspaces', owner, { name: 'Treasury' });
-  expect(ws.status).toBe(201);
-  workspace = ws.json.workspace_id;
 });
 afterAll(() => t.close());
 beforeEach(() => {

@@ -41,12 +41,16 @@ export function bindingView(row: BindingRow, budget: AiWalletBudget, now: Date):
   };
 }
 
-/** The budgets of these bindings at `now`, from one read of their reservations of the month (a day is inside its month). */
+/**
+ * The budgets of these bindings at `now`, from one read of their reservations of the month (a day is inside its
+ * month) and of earlier months' reservations not yet expired: those no longer count in the day or month, but are
+ * still open, so `active_intent_count` counts them as the decision does.
+ */
 async function budgetsFor(db: ReadModelDatabase, rows: BindingRow[], now: Date): Promise<AiWalletBudget[]> {
   if (rows.length === 0) return [];
   const holds: BudgetHoldRow[] = await db.reader.query(
-    db.sql(`SELECT * FROM ai_wallet_budget_holds WHERE month = ? AND binding_uuid IN (${rows.map(() => '?').join(', ')})`),
-    [utcMonth(now), ...rows.map((r) => r.binding_uuid)],
+    db.sql(`SELECT * FROM ai_wallet_budget_holds WHERE (month = ? OR expires_at > ?) AND binding_uuid IN (${rows.map(() => '?').join(', ')})`),
+    [utcMonth(now), now.toISOString(), ...rows.map((r) => r.binding_uuid)],
   );
   return rows.map((row) => budgetOf(row.policy ? (JSON.parse(row.policy) as AiWalletPolicy) : null, holds.filter((h) => h.binding_uuid === row.binding_uuid), now));
 }
