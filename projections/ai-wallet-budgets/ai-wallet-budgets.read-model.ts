@@ -50,7 +50,7 @@ export class AiWalletBudgets1764000003200 implements MigrationInterface {
 
 export class WalletBudgetProjector implements Projector {
   readonly name = 'ai-wallet-budgets';
-  readonly handles = ['AiWalletIntentReserved', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired'] as const;
+  readonly handles = ['AiWalletIntentReserved', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
@@ -71,6 +71,9 @@ export class WalletBudgetProjector implements Projector {
         return;
       case 'AiWalletIntentExpired':
         await q('UPDATE ai_wallet_budget_holds SET state = ? WHERE intent_uuid = ?', ['EXPIRED', e.data.intent_uuid]);
+        return;
+      case 'AiWalletIntentSettled':
+        await q('UPDATE ai_wallet_budget_holds SET state = ? WHERE intent_uuid = ?', ['SETTLED', e.data.intent_uuid]);
         return;
     }
   }

@@ -71,7 +71,7 @@ export class AiWalletIntents1764000003100 implements MigrationInterface {
 
 export class AiWalletIntentsProjector implements Projector {
   readonly name = 'ai-wallet-intents';
-  readonly handles = ['AiWalletIntentDenied', 'AiWalletIntentReserved', 'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired'] as const;
+  readonly handles = ['AiWalletIntentDenied', 'AiWalletIntentReserved', 'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
@@ -115,6 +115,12 @@ export class AiWalletIntentsProjector implements Projector {
         const d = e.data;
         await patchIntent(d.intent_uuid, { state: 'EXPIRED', updated: d.expired_at });
         if (d.approval_uuid) await patchApproval(d.approval_uuid, { state: 'EXPIRED', updated: d.expired_at });
+        return;
+      }
+      case 'AiWalletIntentSettled': {
+        const d = e.data;
+        await patchIntent(d.intent_uuid, { state: 'SETTLED', updated: d.settled_at, settled_at: d.settled_at });
+        if (d.approval_uuid) await patchApproval(d.approval_uuid, { updated: d.settled_at, transaction_hash: d.transaction_hash });
         return;
       }
     }

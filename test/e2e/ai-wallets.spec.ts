@@ -272,6 +272,49 @@ describe('approvals, expiry and execution mode', () => {
     expect(approve.status).toBe(409);
   });
 
+  it('a person records an approved intent as settled: it holds its reservation for good, past the intent lifetime', async () => {
+    const { binding, agent } = await newBinding();
+    const b = binding.binding_uuid;
+    const tx = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
+    const i = await call('POST', `/api/v1/ai-wallets/bindings/${b}/intents`, { ...agent, 'idempotency-key': 's1' }, intentBody('0.6'));
+    const settleUrl = `/api/v1/ai-wallets/intents/${i.json.intent_uuid}/settle`;
+    // Not before a person approved it; never by the agent; a malformed hash is a 400.
+    const early = await call('POST', settleUrl, owner, { transaction_hash: tx });
+    expect(early.status).toBe(409);
+    expect(early.json.error.message).toContain('PENDING_APPROVAL');
+    const [approval] = (await call('GET', `/api/v1/ai-wallets/bindings/${b}/approvals?state=PENDING`, owner)).json.items;
+    expect((await call('POST', `/api/v1/ai-wallets/approvals/${approval.approval_uuid}/approve`, owner, {})).status).toBe(200);
+    expect((await call('POST', settleUrl, agent, { transaction_hash: tx })).status).toBe(403);
+    expect((await call('POST', settleUrl, stranger, { transaction_hash: tx })).status).toBe(404);
+    const bad = await call('POST', settleUrl, owner, { transaction_hash: 'not a hash!' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details[0].field).toBe('transaction_hash');
+
+    now = new Date('2026-11-22T11:00:00.000Z');
+    const settled = await call('POST', settleUrl, owner, { transaction_hash: tx });
+    expect(settled.status).toBe(200);
+    expect(settled.json).toMatchObject({ intent_uuid: i.json.intent_uuid, state: 'SETTLED', settled_at: '2026-11-22T11:00:00.000Z' });
+    // The same report again changes nothing; another transaction for it is a conflict.
+    expect((await call('POST', settleUrl, owner, { transaction_hash: tx })).status).toBe(200);
+    expect((await call('POST', settleUrl, owner, { transaction_hash: '0x' + 'ab'.repeat(32) })).status).toBe(409);
+    expect((await call('GET', `/api/v1/ai-wallets/intents/${i.json.intent_uuid}`, owner)).json).toMatchObject({ state: 'SETTLED', settled_at: '2026-11-22T11:00:00.000Z' });
+    const reviewed = (await call('GET', `/api/v1/ai-wallets/bindings/${b}/approvals`, owner)).json.items[0];
+    expect(reviewed).toMatchObject({ state: 'APPROVED', transaction_hash: tx, execution_available: false });
+
+    // Two days later (past the intent lifetime): the sweep leaves it alone and the month still counts it.
+    now = new Date('2026-11-24T12:00:00.000Z');
+    const { IntentExpirySweep } = await import('../../src/modules/ai-wallets/commands');
+    await t.app.get(IntentExpirySweep).sweep();
+    // (The agent's token has expired by now: the owner reads.)
+    const budget = (await call('GET', `/api/v1/ai-wallets/bindings/${b}/budget`, owner)).json;
+    expect(budget).toMatchObject({ daily_committed: '0', monthly_committed: '0.6', active_intent_count: 0 });
+    expect((await call('GET', `/api/v1/ai-wallets/intents/${i.json.intent_uuid}`, owner)).json.state).toBe('SETTLED');
+    const activity = (await call('GET', `/api/v1/ai-wallets/bindings/${b}/activity?limit=100`, owner)).json.items;
+    const settledEvent = activity.find((a: { event_type: string }) => a.event_type === 'AiWalletIntentSettled');
+    expect(settledEvent).toMatchObject({ intent_uuid: i.json.intent_uuid, evidence: { transaction_hash: tx }, actor_type: 'profile' });
+    expect((await call('GET', `/api/v1/ai-wallets/bindings/${b}/activity/verify`, owner)).json.verified).toBe(true);
+  });
+
   it('refuses autonomous mode naming the open gates; SUPERVISED lets small intents through without a person', async () => {
     const { binding, agent } = await newBinding();
     const b = binding.binding_uuid;

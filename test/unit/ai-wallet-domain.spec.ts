@@ -93,3 +93,37 @@ describe('policy terms', () => {
     expect(bad).toMatchObject({ problems: [{ field: 'max_single_amount', issue: 'must not exceed daily_limit' }] });
   });
 });
+
+describe('settlement', () => {
+  const TX = '0x' + '5c'.repeat(32);
+  const withIntent = () => {
+    const s = given([create, { kind: 'PublishPolicy', terms: terms(), by_profile_uuid: 'd'.repeat(32) }, intent('k1', '0.5')]);
+    const [hold] = [...s.intents.values()];
+    return { s, intent_uuid: hold.intent.intent_uuid, approval_uuid: hold.approval_uuid! };
+  };
+  const settle = (intent_uuid: string, transaction_hash = TX): BindingCommand => ({ kind: 'SettleIntent', intent_uuid, transaction_hash, by_profile_uuid: 'd'.repeat(32) });
+  const approve = (approval_uuid: string): BindingCommand => ({ kind: 'ReviewApproval', approval_uuid, approve: true, by_profile_uuid: 'd'.repeat(32), reason: null, intent_ttl_seconds: 86400 });
+
+  it('given an approved intent, when it is settled, then it is SETTLED and counts past its lifetime', () => {
+    const { s, intent_uuid, approval_uuid } = withIntent();
+    for (const e of when(s, approve(approval_uuid))) bindingDecider.evolve(s, e);
+    const events = when(s, settle(intent_uuid));
+    expect(events).toEqual([{ type: 'AiWalletIntentSettled', data: { binding_uuid: 'b'.repeat(32), intent_uuid, approval_uuid, transaction_hash: TX, settled_by_profile_uuid: 'd'.repeat(32), settled_at: NOW.toISOString() } }]);
+    for (const e of events) bindingDecider.evolve(s, e);
+    expect(s.intents.get(intent_uuid)!.intent).toMatchObject({ state: 'SETTLED', settled_at: NOW.toISOString() });
+    const later = new Date('2026-11-29T10:00:00.000Z');
+    expect(committed(s, 'ETH', later)).toEqual({ day: 0n, month: atoms('0.5'), active: 0 });
+    expect(when(s, { kind: 'ExpireIntent', intent_uuid }, later)).toEqual([]);
+    // The same report again decides nothing; another transaction is a conflict.
+    expect(when(s, settle(intent_uuid))).toEqual([]);
+    expect(() => when(s, settle(intent_uuid, '0x' + 'ab'.repeat(32)))).toThrow(/another transaction/);
+  });
+
+  it('given an intent still waiting for a person, or expired, when it is settled, then it is refused', () => {
+    const { s, intent_uuid, approval_uuid } = withIntent();
+    expect(() => when(s, settle(intent_uuid))).toThrow(/PENDING_APPROVAL/);
+    for (const e of when(s, approve(approval_uuid))) bindingDecider.evolve(s, e);
+    expect(() => when(s, settle(intent_uuid), new Date('2026-11-23T10:00:00.001Z'))).toThrow(/expired/);
+    expect(() => when(s, settle('f'.repeat(32)))).toThrow(/No such intent/);
+  });
+});

@@ -10,11 +10,11 @@ import { CurrentPrincipal, WorkloadAllowed, type Principal } from '../../platfor
 import { pageLimit, PageQuery } from '../../platform/http/pagination';
 import { Public, SecretResponse } from '../../platform/http/public.decorator';
 import {
-  ChangeBindingState, ChangeExecutionMode, CreateBinding, CreateIntent, EvaluateIntent, IssueWorkloadToken, policyTerms, PublishPolicy, ReviewApproval, type CreatedBinding,
+  ChangeBindingState, ChangeExecutionMode, CreateBinding, CreateIntent, EvaluateIntent, IssueWorkloadToken, policyTerms, PublishPolicy, ReviewApproval, SettleIntent, type CreatedBinding,
 } from './commands';
 import {
   AiWalletIntentEvaluationRequest, AiWalletPolicyRequest, ApprovalParam, BindingParam, ChangeBindingStateRequest, CreateBindingRequest, ExecutionModeRequest, IntentParam,
-  ReviewApprovalRequest, WorkloadTokenRequest,
+  ReviewApprovalRequest, SettleIntentRequest, WorkloadTokenRequest,
 } from './dto/ai-wallets.dto';
 import { GetBinding, GetBudget, GetIntent, GetPolicy, ListActivity, ListApprovals, ListBindings, ListIntents, VerifyActivity } from './queries';
 
@@ -127,6 +127,13 @@ export class AiWalletsController {
   @Get('intents/:i')
   intent(@Param() p: IntentParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetIntent(principal, p.i));
+  }
+
+  @Post('intents/:i/settle')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Records an approved intent as settled outside the platform (its transaction hash); its reservation then counts for good.' })
+  settle(@Param() p: IntentParam, @Body() body: SettleIntentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new SettleIntent(principal, p.i, body.transaction_hash));
   }
 
   @Get('bindings/:b/approvals')

@@ -4,7 +4,7 @@ import { WORKLOAD_PRINCIPAL_RESOLVER } from '../../platform/auth/principal';
 import { AiWalletsController, WorkloadTokenController } from './ai-wallets.controller';
 import {
   ChangeBindingStateHandler, ChangeExecutionModeHandler, CreateBindingHandler, CreateIntentHandler, EvaluateIntentHandler, ExpireIntentHandler, IntentExpirySweep,
-  IssueWorkloadTokenHandler, PublishPolicyHandler, ReviewApprovalHandler, WorkloadPrincipalResolver,
+  IssueWorkloadTokenHandler, PublishPolicyHandler, ReviewApprovalHandler, SettleIntentHandler, WorkloadPrincipalResolver,
 } from './commands';
 import {
   GetBindingHandler, GetBudgetHandler, GetIntentHandler, GetPolicyHandler, ListActivityHandler, ListApprovalsHandler, ListBindingsHandler, ListIntentsHandler, VerifyActivityHandler,
@@ -19,7 +19,7 @@ import { WalletAccess } from './wallet-access';
     { provide: WORKLOAD_PRINCIPAL_RESOLVER, useExisting: WorkloadPrincipalResolver },
     IntentExpirySweep,
     CreateBindingHandler, PublishPolicyHandler, ChangeBindingStateHandler, ChangeExecutionModeHandler, IssueWorkloadTokenHandler,
-    EvaluateIntentHandler, CreateIntentHandler, ReviewApprovalHandler, ExpireIntentHandler,
+    EvaluateIntentHandler, CreateIntentHandler, ReviewApprovalHandler, SettleIntentHandler, ExpireIntentHandler,
     GetBindingHandler, ListBindingsHandler, GetPolicyHandler, GetBudgetHandler, GetIntentHandler, ListIntentsHandler, ListApprovalsHandler, ListActivityHandler, VerifyActivityHandler,
   ],
   exports: [WORKLOAD_PRINCIPAL_RESOLVER, IntentExpirySweep],

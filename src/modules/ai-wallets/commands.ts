@@ -339,6 +339,26 @@ export class ReviewApprovalHandler implements ICommandHandler<ReviewApproval, un
   }
 }
 
+export class SettleIntent {
+  constructor(readonly principal: Principal, readonly intent_uuid: string, readonly transaction_hash: string) {}
+}
+
+/** A person of the workspace reports an approved intent carried out (outside the platform) with its transaction. */
+@CommandHandler(SettleIntent)
+export class SettleIntentHandler implements ICommandHandler<SettleIntent, AiWalletIntent> {
+  constructor(private readonly commands: CommandExecutor, private readonly access: WalletAccess, private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, intent_uuid, transaction_hash }: SettleIntent): Promise<AiWalletIntent> {
+    const rows: IntentRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM ai_wallet_intents WHERE intent_uuid = ?'), [intent_uuid]);
+    if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such intent.');
+    await this.access.binding(principal, rows[0].binding_uuid, 'manage').catch((error: unknown) => {
+      throw error instanceof PlatformError && error.code === 'NOT_FOUND' ? new PlatformError('NOT_FOUND', 'No such intent.') : error;
+    });
+    const outcome = await this.commands.execute(bindingStream(rows[0].binding_uuid), bindingDecider, { kind: 'SettleIntent', intent_uuid, transaction_hash, by_profile_uuid: principal.profile_uuid });
+    return outcome.state.intents.get(intent_uuid)!.intent;
+  }
+}
+
 export class ExpireIntent {
   constructor(readonly binding_uuid: string, readonly intent_uuid: string) {}
 }

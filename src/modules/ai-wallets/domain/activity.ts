@@ -7,7 +7,8 @@ import type { BindingEvent } from './binding';
 
 export const BINDING_EVENT_TYPES = [
   'AiWalletBindingCreated', 'AiWalletPolicyPublished', 'AiWalletBindingStateChanged', 'AiWalletIntentDenied', 'AiWalletIntentReserved',
-  'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletExecutionModeChanged',
+  'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled',
+  'AiWalletExecutionModeChanged',
 ] as const satisfies ReadonlyArray<BindingEvent['type']>;
 
 export interface AiWalletActivityEvent {
@@ -51,6 +52,12 @@ function describe(e: BindingEvent): { reason: string; evidence: Record<string, u
       };
     case 'AiWalletIntentExpired':
       return { reason: 'Intent expired; its reservation is released.', evidence: { approval_uuid: e.data.approval_uuid }, intent_uuid: e.data.intent_uuid };
+    case 'AiWalletIntentSettled':
+      return {
+        reason: 'Intent settled outside the platform; its reservation counts for good.',
+        evidence: { approval_uuid: e.data.approval_uuid, transaction_hash: e.data.transaction_hash, settled_by_profile_uuid: e.data.settled_by_profile_uuid },
+        intent_uuid: e.data.intent_uuid,
+      };
     case 'AiWalletExecutionModeChanged':
       return { reason: e.data.execution_mode.state_reason, evidence: { mode: e.data.execution_mode.mode, mode_version: e.data.execution_mode.mode_version }, intent_uuid: null };
   }

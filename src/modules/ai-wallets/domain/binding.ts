@@ -141,6 +141,8 @@ export interface AiWalletApproval {
   reviewed_at: string | null;
   reviewed_by_profile_uuid: string | null;
   review_reason: string | null;
+  /** Set when a person reports the approved intent settled (AiWalletIntentSettled). */
+  transaction_hash?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -163,6 +165,7 @@ export type BindingEvent =
   | { type: 'AiWalletApprovalRequested'; data: { approval: AiWalletApproval } }
   | { type: 'AiWalletApprovalApproved' | 'AiWalletApprovalRejected'; data: ApprovalReviewData }
   | { type: 'AiWalletIntentExpired'; data: { binding_uuid: string; intent_uuid: string; approval_uuid: string | null; expired_at: string } }
+  | { type: 'AiWalletIntentSettled'; data: IntentSettlementData }
   | { type: 'AiWalletExecutionModeChanged'; data: { binding_uuid: string; execution_mode: AiWalletExecutionMode } };
 
 export interface ApprovalReviewData {
@@ -176,6 +179,19 @@ export interface ApprovalReviewData {
   reason: string | null;
 }
 
+/**
+ * An approved intent carried out outside the platform (no transaction builder or signer runs here yet), reported by a
+ * person of the workspace with the chain's transaction hash: its reservation then counts for good, it never expires.
+ */
+export interface IntentSettlementData {
+  binding_uuid: string;
+  intent_uuid: string;
+  approval_uuid: string | null;
+  transaction_hash: string;
+  settled_by_profile_uuid: string;
+  settled_at: string;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // State
 
@@ -183,6 +199,8 @@ interface Hold {
   intent: AiWalletIntent;
   reservation: ReservationData | null;
   approval_uuid: string | null;
+  /** The transaction a settlement reported (AiWalletIntentSettled). */
+  transaction_hash?: string;
 }
 
 export interface BindingAggregate {
@@ -254,6 +272,16 @@ export function evolveBinding(s: BindingAggregate, e: BindingEvent): BindingAggr
       if (d.approval_uuid) {
         const a = next.approvals.get(d.approval_uuid);
         if (a) next.approvals.set(d.approval_uuid, { ...a, state: 'EXPIRED', updated: d.expired_at });
+      }
+      return next;
+    }
+    case 'AiWalletIntentSettled': {
+      const d = e.data;
+      const hold = next.intents.get(d.intent_uuid);
+      if (hold) next.intents.set(d.intent_uuid, { ...hold, transaction_hash: d.transaction_hash, intent: { ...hold.intent, state: 'SETTLED', updated: d.settled_at, settled_at: d.settled_at } });
+      if (d.approval_uuid) {
+        const a = next.approvals.get(d.approval_uuid);
+        if (a) next.approvals.set(d.approval_uuid, { ...a, updated: d.settled_at, transaction_hash: d.transaction_hash });
       }
       return next;
     }
@@ -483,6 +511,7 @@ export type BindingCommand =
     }
   | { kind: 'ReviewApproval'; approval_uuid: string; approve: boolean; by_profile_uuid: string; reason: string | null; intent_ttl_seconds: number }
   | { kind: 'ExpireIntent'; intent_uuid: string }
+  | { kind: 'SettleIntent'; intent_uuid: string; transaction_hash: string; by_profile_uuid: string }
   | { kind: 'ChangeExecutionMode'; mode: ExecutionModeName; reason: string };
 
 export class BindingNotFound extends PlatformError {
@@ -598,6 +627,24 @@ export function decideBinding(c: BindingCommand, s: BindingAggregate, ctx: Decid
       if (i.expires_at === null || Date.parse(i.expires_at) > now.getTime()) return [];
       const approval = hold.approval_uuid ? s.approvals.get(hold.approval_uuid) : undefined;
       return [{ type: 'AiWalletIntentExpired', data: { binding_uuid: b.binding_uuid, intent_uuid: i.intent_uuid, approval_uuid: approval?.state === 'PENDING' ? approval.approval_uuid : null, expired_at: at } }];
+    }
+    case 'SettleIntent': {
+      const hold = s.intents.get(c.intent_uuid);
+      if (!hold) throw new PlatformError('NOT_FOUND', 'No such intent.');
+      const i = hold.intent;
+      if (i.state === 'SETTLED') {
+        // The same report again is the same fact; another hash for a settled intent is a conflict to look into.
+        if (hold.transaction_hash === c.transaction_hash) return [];
+        throw new PlatformError('STATE_CONFLICT', 'The intent is already settled with another transaction.');
+      }
+      if (i.state !== 'APPROVED' && i.state !== 'POLICY_APPROVED') {
+        throw new PlatformError('STATE_CONFLICT', `Only an approved intent can be settled; this one is ${i.state}.`);
+      }
+      if (i.expires_at !== null && Date.parse(i.expires_at) <= now.getTime()) throw new PlatformError('STATE_CONFLICT', 'The intent has expired; its reservation was released.');
+      return [{
+        type: 'AiWalletIntentSettled',
+        data: { binding_uuid: b.binding_uuid, intent_uuid: i.intent_uuid, approval_uuid: hold.approval_uuid, transaction_hash: c.transaction_hash, settled_by_profile_uuid: c.by_profile_uuid, settled_at: at },
+      }];
     }
     case 'ChangeExecutionMode': {
       const mode = s.mode ?? defaultExecutionMode(now);

@@ -167,6 +167,12 @@ export class ReviewApprovalRequest {
   reason?: string;
 }
 
+export class SettleIntentRequest {
+  @ApiProperty({ example: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060', description: 'the transaction that carried the intent out, as the chain identifies it (hex or base58)' })
+  @IsString() @Matches(/^(0x)?[0-9A-Za-z]{16,128}$/, { message: 'transaction_hash must be a transaction identifier (hex or base58, 16 to 128 characters)' })
+  transaction_hash!: string;
+}
+
 export class ExecutionModeRequest {
   @ApiProperty({ enum: EXECUTION_MODES }) @IsIn(EXECUTION_MODES as unknown as string[])
   mode!: 'MANUAL_APPROVAL' | 'SUPERVISED' | 'AUTONOMOUS';
