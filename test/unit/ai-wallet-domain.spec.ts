@@ -163,7 +163,7 @@ describe('budget index', () => {
       if (r < 0.5) {
         const asset = random() < 0.7 ? 'ETH' : 'BTC';
         const amount = (Math.floor(random() * 40) / 100 + 0.01).toFixed(2);
-        apply({ ...intent(`k${step}`, amount), request: { ...request(amount), asset, amount: (parseAmount(asset, amount) as { atoms: bigint }).atoms }, approval_ttl_seconds: 1800, intent_ttl_seconds: 7200 });
+        apply({ ...(intent(`k${step}`, amount) as Extract<BindingCommand, { kind: 'CreateIntent' }>), request: { ...request(amount), asset, amount: (parseAmount(asset, amount) as { atoms: bigint }).atoms }, approval_ttl_seconds: 1800, intent_ttl_seconds: 7200 });
       } else if (r < 0.65 && open.some((h) => h.intent.state === 'PENDING_APPROVAL')) {
         const h = pick(open.filter((x) => x.intent.state === 'PENDING_APPROVAL'));
         if (h.approval_uuid) apply({ kind: 'ReviewApproval', approval_uuid: h.approval_uuid, approve: random() < 0.6, by_profile_uuid: 'd'.repeat(32), reason: null, intent_ttl_seconds: 7200 });
