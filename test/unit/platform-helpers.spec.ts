@@ -4,7 +4,8 @@ import { fold } from '../../src/platform/command/decider';
 import { RuleViolation, StateConflict, VersionConflict } from '../../src/platform/errors';
 import { mapError } from '../../src/platform/http/error-envelope';
 import { decodeCursor, encodeCursor, pageLimit } from '../../src/platform/http/pagination';
-import { isDecimalString } from '../../src/platform/http/validation';
+import { isDecimalString, validateDto } from '../../src/platform/http/validation';
+import { IsInt, IsString, Min } from 'class-validator';
 import { loadPlatformConfig } from '../../src/platform/config/platform-config';
 import { ledgerDecider, type LedgerCommand, type LedgerEvent } from '../support/test-ledger/ledger.domain';
 
@@ -78,5 +79,28 @@ describe('configuration', () => {
     expect(() => loadPlatformConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', EVENTSTORE_CONNECTION_STRING: 'http://x' })).toThrow(
       /PORT[\s\S]*EVENTSTORE_CONNECTION_STRING[\s\S]*DATABASE_URL|PORT[\s\S]*DATABASE_URL/,
     );
+  });
+});
+
+describe('DTO validation (memoized rule lookups)', () => {
+  it('sees rules registered after earlier validations, for new classes and subclasses alike', async () => {
+    class Base {
+      @IsString() name!: string;
+    }
+    await expect(validateDto(Base, { name: 'a' })).resolves.toMatchObject({ name: 'a' });
+    await expect(validateDto(Base, { name: 1 })).rejects.toMatchObject({ details: [{ field: 'name', issue: 'name must be a string' }] });
+    // Declared after Base was validated (its lookups memoized): the subclass's own rule and the inherited one apply.
+    class Derived extends Base {
+      @IsInt() @Min(1) count!: number;
+    }
+    const refused = await validateDto(Derived, { name: 2, count: 0 }).catch((e: { details: Array<{ field: string }> }) => e.details.map((d) => d.field).sort());
+    expect(refused).toEqual(['count', 'name']);
+    await expect(validateDto(Derived, { name: 'b', count: 3 })).resolves.toMatchObject({ name: 'b', count: 3 });
+    // Base is unchanged by its subclass.
+    await expect(validateDto(Base, { name: 'c', count: 0 })).resolves.toMatchObject({ name: 'c' });
+    // A rule added to Base at run time (after both were memoized) reaches Base and, inherited, Derived.
+    IsString()(Base.prototype, 'title');
+    await expect(validateDto(Base, { name: 'd', title: 5 })).rejects.toMatchObject({ details: [{ field: 'title' }] });
+    await expect(validateDto(Derived, { name: 'd', count: 1, title: 5 })).rejects.toMatchObject({ details: [{ field: 'title' }] });
   });
 });
