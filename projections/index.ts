@@ -3,6 +3,8 @@
  * `projections/<read-model>/`; the runner in src/platform/projections runs them all.
  */
 import type { ReadModelDefinition } from '../src/platform/read-model/read-model.definition';
+import { agenticMemoryCollectionsReadModel } from './agentic-memory-collections/agentic-memory-collections.read-model';
+import { agenticMemoryRequestsReadModel } from './agentic-memory-requests/agentic-memory-requests.read-model';
 import { aiWalletActivityReadModel } from './ai-wallet-activity/ai-wallet-activity.read-model';
 import { aiWalletBindingsReadModel } from './ai-wallet-bindings/ai-wallet-bindings.read-model';
 import { aiWalletBudgetsReadModel } from './ai-wallet-budgets/ai-wallet-budgets.read-model';
@@ -29,4 +31,6 @@ export const READ_MODELS: ReadModelDefinition[] = [
   aiWalletIntentsReadModel,
   aiWalletBudgetsReadModel,
   aiWalletActivityReadModel,
+  agenticMemoryCollectionsReadModel,
+  agenticMemoryRequestsReadModel,
 ];

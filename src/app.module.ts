@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common'
 import { ConfigModule } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { AgenticMemoryModule } from './modules/agentic-memory/agentic-memory.module';
 import { AiWalletsModule } from './modules/ai-wallets/ai-wallets.module';
 import { IdentityModule } from './modules/identity/identity.module';
 import { TradingModule } from './modules/trading/trading.module';
@@ -25,7 +26,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule];
 
 @Module({})
 export class AppModule {

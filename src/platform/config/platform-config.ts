@@ -110,6 +110,10 @@ export class EnvironmentVariables {
   /** How often a node looks for intents past their expiry to record the expiry (ms). */
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   AI_WALLET_EXPIRY_SWEEP_MS = 30_000;
+
+  /** Ed25519 private key (base64 of its 32-byte seed) signing agentic memory manifests; unset: manifests say UNSIGNED. */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'MEMORY_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
+  MEMORY_SIGNING_KEY?: string;
 }
 
 export interface PlatformConfig {
@@ -144,6 +148,7 @@ export interface PlatformConfig {
   aiWalletApprovalTtlSeconds: number;
   aiWalletIntentTtlSeconds: number;
   aiWalletExpirySweepMs: number;
+  memorySigningKey?: string;
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -151,7 +156,7 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY'];
+  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'MEMORY_SIGNING_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
@@ -195,6 +200,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     aiWalletApprovalTtlSeconds: env.AI_WALLET_APPROVAL_TTL_SECONDS,
     aiWalletIntentTtlSeconds: env.AI_WALLET_INTENT_TTL_SECONDS,
     aiWalletExpirySweepMs: env.AI_WALLET_EXPIRY_SWEEP_MS,
+    memorySigningKey: env.MEMORY_SIGNING_KEY,
   };
 }
 

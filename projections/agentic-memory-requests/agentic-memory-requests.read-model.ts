@@ -1,0 +1,88 @@
+/**
+ * Requests filed with agentic memory collections (QUERY, CLARIFY, PROPOSE) and their resolution: the publisher's
+ * durable inbox (by collection and state, oldest first), the requester's own list and status polling.
+ */
+import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import type { Projector } from '../../src/platform/projections/projector';
+import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+import type { CollectionEvent, MemoryRequest } from '../../src/modules/agentic-memory/domain/collection';
+
+export interface RequestRow {
+  request_uuid: string;
+  collection_uuid: string;
+  state: string;
+  request_type: string;
+  requester_reference: string;
+  /** Zero-padded position of the acceptance: inbox order. */
+  position: string;
+  created_at: string;
+  /** MemoryRequest (JSON). */
+  record: string;
+}
+
+export class AgenticMemoryRequests1764000006100 implements MigrationInterface {
+  name = 'AgenticMemoryRequests1764000006100';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string) => ({ name, type: 'varchar', length });
+    await q.createTable(
+      new Table({
+        name: 'agentic_memory_requests',
+        columns: [
+          { name: 'request_uuid', type: 'varchar', length: '32', isPrimary: true },
+          text('collection_uuid', '32'),
+          text('state', '16'),
+          text('request_type', '16'),
+          text('requester_reference', '32'),
+          text('position', '20'),
+          text('created_at', '40'),
+          { name: 'record', type: 'text' },
+        ],
+        indices: [
+          { name: 'idx_agentic_memory_requests_inbox', columnNames: ['collection_uuid', 'state', 'position'] },
+          { name: 'idx_agentic_memory_requests_requester', columnNames: ['collection_uuid', 'requester_reference', 'position'] },
+        ],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('agentic_memory_requests');
+  }
+}
+
+export class AgenticMemoryRequestsProjector implements Projector {
+  readonly name = 'agentic-memory-requests';
+  readonly handles = ['AgenticMemoryRequestAccepted', 'AgenticMemoryRequestResolved'] as const;
+
+  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
+    const e = { type: event.type, data: event.data } as unknown as CollectionEvent;
+    if (e.type === 'AgenticMemoryRequestAccepted') {
+      const r = e.data.request;
+      await q(
+        'INSERT INTO agentic_memory_requests (request_uuid, collection_uuid, state, request_type, requester_reference, position, created_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [r.request_uuid, r.collection_uuid, r.state, r.request_type, r.requested_by.reference, event.position.toString().padStart(20, '0'), r.created, JSON.stringify(r)],
+      );
+      return;
+    }
+    if (e.type === 'AgenticMemoryRequestResolved') {
+      const d = e.data;
+      const rows: Array<{ record: string }> = await q('SELECT record FROM agentic_memory_requests WHERE request_uuid = ?', [d.request_uuid]);
+      if (rows.length === 0) return;
+      const record: MemoryRequest = { ...(JSON.parse(rows[0].record) as MemoryRequest), state: d.state, resolved: d.resolved, response: d.response, resolved_by_profile_uuid: d.resolved_by_profile_uuid };
+      await q('UPDATE agentic_memory_requests SET state = ?, record = ? WHERE request_uuid = ?', [d.state, JSON.stringify(record), d.request_uuid]);
+    }
+  }
+
+  async reset(tx: EntityManager): Promise<void> {
+    await tx.query('DELETE FROM agentic_memory_requests');
+  }
+}
+
+export const agenticMemoryRequestsReadModel: ReadModelDefinition = {
+  name: 'agentic-memory-requests',
+  entities: [],
+  migrations: [AgenticMemoryRequests1764000006100],
+  projector: AgenticMemoryRequestsProjector,
+};

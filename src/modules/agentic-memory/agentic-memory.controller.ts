@@ -1,0 +1,163 @@
+/**
+ * Agentic memory routes (`/api/v1/agentic-memory/…`, PLATFORM.md section 6, plus the publisher's object review and
+ * publishing routes). Every answer is the memory envelope `{success: true, response, meta?}`.
+ */
+import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { pageLimit, PageQuery } from '../../platform/http/pagination';
+import { ProjectionRunner } from '../../platform/projections/projection-runner';
+import { AddItem, CreateCollection, FileRequest, PublishContext, PublishVersion, ResolveRequest, ReviewItem, UpdateCollection } from './commands';
+import type { AgenticMemoryRequestReceipt, AgenticMemoryRequestStatus, MemoryItem } from './domain/collection';
+import {
+  AgenticMemoryCollectionRequest, AgenticMemoryCollectionUpdate, AgenticMemoryItemRequest, AgenticMemoryQueryRequest, CatalogueQuery, ClarificationRequest, CollectionParam, ContextPublication,
+  InboxQuery, ItemListQuery, ObjectParam, RequestParam, ResolveMemoryRequest, ReviewItemRequest, VersionQuery,
+} from './dto/agentic-memory.dto';
+import { memoryEnvelope, type MemoryEnvelope } from './envelope';
+import { GetCollection, GetManifest, GetRequest, ListCollections, ListInbox, ListItems, ListOwnRequests } from './queries';
+
+const PAGE = { default: 50, max: 200 };
+const version = (q: VersionQuery): number | undefined => (q.version === undefined ? undefined : Number(q.version));
+
+@ApiTags('Agentic memory')
+@ApiBearerAuth()
+@Controller('api/v1/agentic-memory')
+export class AgenticMemoryController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    private readonly runner: ProjectionRunner,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  /** Answers read back from the read models wait for the command's own writes first. */
+  private async readBack<T>(query: object): Promise<T> {
+    await this.runner.waitForOwnWrites(this.config.readYourWritesTimeoutMs);
+    return this.queryBus.execute(query);
+  }
+
+  // --- collections ------------------------------------------------------------------------------------------------
+
+  @Post('collections')
+  @ApiOperation({ summary: 'Create a collection for a workspace you own or administer; it starts at version 1, the empty list.' })
+  async create(@Body() body: AgenticMemoryCollectionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const id: string = await this.commandBus.execute(new CreateCollection(principal, body));
+    return this.readBack(new GetCollection(principal, id));
+  }
+
+  @Get('collections')
+  @ApiOperation({ summary: 'The catalogue: LISTED collections you have access to (or, with workspace_uuid, all of a workspace of yours).' })
+  list(@Query() q: CatalogueQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListCollections(principal, { workspace_uuid: q.workspace_uuid, category: q.category }, pageLimit(q.limit, PAGE), q.cursor));
+  }
+
+  @Get('collections/:c')
+  @ApiOperation({ summary: 'A collection by id or slug: its approved projections at the current version (or ?version=n).' })
+  get(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetCollection(principal, p.c, version(q)));
+  }
+
+  @Patch('collections/:c')
+  @ApiOperation({ summary: 'Change settings, access and discovery, the selected workspaces and the invited principals.' })
+  async update(@Param() p: CollectionParam, @Body() body: AgenticMemoryCollectionUpdate, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const id: string = await this.commandBus.execute(new UpdateCollection(principal, p.c, body));
+    return this.readBack(new GetCollection(principal, id));
+  }
+
+  @Get('collections/:c/manifest')
+  @ApiOperation({ summary: 'The collection manifest (SERVICE_AGENTIC_MEMORY_MANIFEST_V1), with commitments and, when configured, an Ed25519 signature.' })
+  manifest(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetManifest(principal, p.c, version(q)));
+  }
+
+  @Post('collections/:c/publish')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Publish the next version: every approved object, committed to by SHA-256 over the canonical projection list.' })
+  async publish(@Param() p: CollectionParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const published: { collection_uuid: string; version: number } = await this.commandBus.execute(new PublishVersion(principal, p.c));
+    return this.readBack(new GetCollection(principal, published.collection_uuid, published.version));
+  }
+
+  // --- memory objects (the publishing workspace) -----------------------------------------------------------------
+
+  @Post('collections/:c/items')
+  @ApiOperation({ summary: 'Add a memory object (pending until approved); source_id and payload stay private.' })
+  async addItem(@Param() p: CollectionParam, @Body() body: AgenticMemoryItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
+    return memoryEnvelope(await this.commandBus.execute(new AddItem(principal, p.c, body)));
+  }
+
+  @Get('collections/:c/items')
+  @ApiOperation({ summary: "The collection's memory objects as the publishing workspace sees them (with private provenance), oldest first." })
+  items(@Param() p: CollectionParam, @Query() q: ItemListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListItems(principal, p.c, q.state, pageLimit(q.limit, PAGE), q.cursor));
+  }
+
+  @Post('collections/:c/items/:o/approve')
+  @HttpCode(200)
+  async approve(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
+    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.c, p.o, 'APPROVE', body.reason ?? null)));
+  }
+
+  @Post('collections/:c/items/:o/reject')
+  @HttpCode(200)
+  async reject(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
+    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.c, p.o, 'REJECT', body.reason ?? null)));
+  }
+
+  @Post('collections/:c/items/:o/withdraw')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Take an approved object out of the next version (published versions keep it).' })
+  async withdraw(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
+    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.c, p.o, 'WITHDRAW', body.reason ?? null)));
+  }
+
+  // --- requests ---------------------------------------------------------------------------------------------------
+
+  @Post('collections/:c/requests')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'File a QUERY or PROPOSE: 202 with a durable receipt in state OPEN (acceptance is not an answer).' })
+  async fileRequest(@Param() p: CollectionParam, @Body() body: AgenticMemoryQueryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
+    return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.c, body)));
+  }
+
+  @Get('collections/:c/requests')
+  @ApiOperation({ summary: 'Your own requests to this collection, newest first.' })
+  ownRequests(@Param() p: CollectionParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListOwnRequests(principal, p.c, pageLimit(q.limit, PAGE), q.cursor));
+  }
+
+  @Get('collections/:c/inbox')
+  @ApiOperation({ summary: "The publishing workspace's durable inbox: requests in one state (OPEN by default), oldest first." })
+  inbox(@Param() p: CollectionParam, @Query() q: InboxQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListInbox(principal, p.c, q.state ?? 'OPEN', pageLimit(q.limit, PAGE), q.cursor));
+  }
+
+  @Post('collections/:c/clarifications')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Ask about a published memory object (ClarificationRequest): 202 with a durable receipt (CLARIFY, OPEN).' })
+  async clarify(@Param() p: CollectionParam, @Body() body: ClarificationRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
+    return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.c, { ...body, request_type: 'CLARIFY' })));
+  }
+
+  @Post('collections/:c/publications')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Publish context objects (ContextPublication): they become pending memory objects; 202 with a durable receipt (PROPOSE, OPEN).' })
+  async publishContext(@Param() p: CollectionParam, @Body() body: ContextPublication, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
+    return memoryEnvelope(await this.commandBus.execute(new PublishContext(principal, p.c, body)));
+  }
+
+  @Get('requests/:r')
+  @ApiOperation({ summary: "Poll a request's status (the requester, and the publishing workspace)." })
+  request(@Param() p: RequestParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetRequest(principal, p.r));
+  }
+
+  @Post('requests/:r/resolve')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Answer or dismiss a request (the publishing workspace, never the requester, once).' })
+  async resolve(@Param() p: RequestParam, @Body() body: ResolveMemoryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestStatus>> {
+    return memoryEnvelope(await this.commandBus.execute(new ResolveRequest(principal, p.r, body)));
+  }
+}

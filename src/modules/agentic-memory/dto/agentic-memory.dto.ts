@@ -1,0 +1,326 @@
+/**
+ * Requests of the agentic memory routes. Every shape allows no extra fields (the seeds mark the memory shapes so, and
+ * ours follow them): an unknown field, a wrong type or a missing field is a 400 naming it. Texts are scanned for
+ * credentials (and, in what agents send, for private material such as e-mail addresses) before anything is decided.
+ */
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested,
+  type ValidationArguments,
+} from 'class-validator';
+import { PageQuery } from '../../../platform/http/pagination';
+import { NoExtraFields } from '../../../platform/http/validation';
+import { ACCESS_MODES, DISCOVERY_MODES } from '../domain/access';
+import { ITEM_STATES, KNOWLEDGE_CAPABILITIES, PRIORITIES, REQUEST_STATES } from '../domain/collection';
+import { CLASSIFICATIONS, contentProblems, isPublicRef, MAX_SOURCE_REFS, OBJECT_TYPES, secretIssue } from '../domain/objects';
+import { credentialIn, findIn, privateMaterialIn } from '../domain/secrets';
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
+/** Lowercase letters, digits and inner hyphens, 3-64 characters; never 32 hex characters (that is an id). */
+export const SLUG = /^(?![0-9a-f]{32}$)[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$/;
+const REF = /^(?:[0-9a-f]{32}|(?![0-9a-f]{32}$)[a-z0-9][a-z0-9-]{1,62}[a-z0-9])$/;
+const MAX_AUDIENCE = 200;
+const MAX_PAYLOAD_BYTES = 64 * 1024;
+
+const hex32 = (field: string) => ({ message: `${field} must be 32 lowercase hex characters` });
+const sha256Hex = (field: string) => ({ message: `${field} must be a SHA-256 commitment: 64 lowercase hex characters, never cleartext` });
+
+function scanned(name: string, detect: (text: string) => string | null): PropertyDecorator {
+  return (object, propertyName) => {
+    registerDecorator({
+      name,
+      target: object.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => findIn(value, detect) === null,
+        defaultMessage: (args?: ValidationArguments) => {
+          const found = findIn(args?.value, detect);
+          return `${args?.property}${found?.path ?? ''} ${secretIssue(found?.kind ?? 'credential')}`;
+        },
+      },
+    });
+  };
+}
+
+/** Refuses any string (nested too) that looks like a credential. */
+export const NoCredentials = (): PropertyDecorator => scanned('noCredentials', credentialIn);
+/** Refuses credentials and private material (e-mail addresses): for what agents send. */
+export const NoPrivateMaterial = (): PropertyDecorator => scanned('noPrivateMaterial', privateMaterialIn);
+
+/** Structured content: the fields its object type defines, nothing private. */
+function IsMemoryContent(): PropertyDecorator {
+  return (object, propertyName) => {
+    registerDecorator({
+      name: 'isMemoryContent',
+      target: object.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown, args?: ValidationArguments) => contentProblems(String((args?.object as { object_type?: unknown }).object_type), value).length === 0,
+        defaultMessage: (args?: ValidationArguments) =>
+          contentProblems(String((args?.object as { object_type?: unknown }).object_type), args?.value)
+            .map((p) => `${p.field}: ${p.issue}`)
+            .join('; '),
+      },
+    });
+  };
+}
+
+function ArePublicRefs(): PropertyDecorator {
+  return (object, propertyName) => {
+    registerDecorator({
+      name: 'arePublicRefs',
+      target: object.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => !Array.isArray(value) || value.every((v) => typeof v !== 'string' || isPublicRef(v)),
+        defaultMessage: () => 'each source ref must be a public-safe identifier or commitment (no credentials, user info, query strings or spaces)',
+      },
+    });
+  };
+}
+
+function MaxJsonBytes(max: number): PropertyDecorator {
+  return (object, propertyName) => {
+    registerDecorator({
+      name: 'maxJsonBytes',
+      target: object.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => value === undefined || Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= max,
+        defaultMessage: (args?: ValidationArguments) => `${args?.property} must be at most ${max} bytes of JSON`,
+      },
+    });
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Path and query parameters
+
+export class CollectionParam {
+  @Matches(REF, { message: 'collection must be a collection_uuid (32 lowercase hex characters) or a slug' })
+  c!: string;
+}
+
+export class ObjectParam extends CollectionParam {
+  @Matches(HEX32, hex32('object id'))
+  o!: string;
+}
+
+export class RequestParam {
+  @Matches(HEX32, hex32('request id'))
+  r!: string;
+}
+
+export class VersionQuery {
+  @IsOptional() @Matches(/^[1-9]\d{0,8}$/, { message: 'version must be a positive integer' })
+  version?: string;
+}
+
+export class CatalogueQuery extends PageQuery {
+  @ApiPropertyOptional({ description: "a workspace of yours: every collection it publishes, whatever its discovery mode" })
+  @IsOptional() @Matches(HEX32, hex32('workspace_uuid'))
+  workspace_uuid?: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64)
+  category?: string;
+}
+
+export class ItemListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: ITEM_STATES }) @IsOptional() @IsIn(ITEM_STATES as unknown as string[])
+  state?: string;
+}
+
+export class InboxQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: REQUEST_STATES, description: 'default OPEN' }) @IsOptional() @IsIn(REQUEST_STATES as unknown as string[])
+  state?: string;
+}
+
+
+// ---------------------------------------------------------------------------------------------------------------
+// Collections
+
+@NoExtraFields()
+export class AgenticMemoryCollectionRequest {
+  @ApiProperty({ description: 'the publishing workspace (you are its owner or an admin)' }) @Matches(HEX32, hex32('workspace_uuid'))
+  workspace_uuid!: string;
+
+  @ApiProperty({ example: 'Payments runbook' }) @IsString() @Length(1, 200) @NoCredentials()
+  title!: string;
+
+  @ApiProperty({ example: 'How our payment rails behave, what failed and what we decided.' }) @IsString() @Length(1, 4000) @NoCredentials()
+  description!: string;
+
+  @ApiProperty({ example: 'operations' }) @IsString() @Length(1, 64) @NoCredentials()
+  category!: string;
+
+  @ApiPropertyOptional({ example: 'payments-runbook', description: 'unique in the tenant, fixed once chosen' })
+  @IsOptional() @IsString() @Matches(SLUG, { message: 'slug must be 3-64 lowercase letters, digits and inner hyphens, and not 32 hex characters' })
+  slug?: string;
+
+  @ApiProperty({ enum: ACCESS_MODES }) @IsIn(ACCESS_MODES as unknown as string[])
+  access_mode!: string;
+
+  @ApiProperty({ enum: DISCOVERY_MODES }) @IsIn(DISCOVERY_MODES as unknown as string[])
+  discovery_mode!: string;
+
+  @ApiProperty({ enum: KNOWLEDGE_CAPABILITIES, isArray: true, description: 'the requests the collection accepts; knowledge capabilities only' })
+  @IsArray() @ArrayMaxSize(KNOWLEDGE_CAPABILITIES.length) @ArrayUnique()
+  @IsIn(KNOWLEDGE_CAPABILITIES as unknown as string[], { each: true, message: `capabilities are knowledge capabilities only: each one of ${KNOWLEDGE_CAPABILITIES.join(', ')}` })
+  capabilities!: string[];
+
+  @ApiPropertyOptional({ description: 'SELECTED_WORKSPACES: the workspaces whose members have access' })
+  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
+  selected_workspaces?: string[];
+
+  @ApiPropertyOptional({ description: 'INVITE_ONLY: the profiles (profile_uuid) that have access' })
+  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
+  invited_principals?: string[];
+}
+
+/** Settings to change; the slug and the publishing workspace never change. */
+@NoExtraFields()
+export class AgenticMemoryCollectionUpdate {
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200) @NoCredentials()
+  title?: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 4000) @NoCredentials()
+  description?: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) @NoCredentials()
+  category?: string;
+
+  @ApiPropertyOptional({ enum: ACCESS_MODES }) @IsOptional() @IsIn(ACCESS_MODES as unknown as string[])
+  access_mode?: string;
+
+  @ApiPropertyOptional({ enum: DISCOVERY_MODES }) @IsOptional() @IsIn(DISCOVERY_MODES as unknown as string[])
+  discovery_mode?: string;
+
+  @ApiPropertyOptional({ enum: KNOWLEDGE_CAPABILITIES, isArray: true })
+  @IsOptional() @IsArray() @ArrayMaxSize(KNOWLEDGE_CAPABILITIES.length) @ArrayUnique()
+  @IsIn(KNOWLEDGE_CAPABILITIES as unknown as string[], { each: true, message: `capabilities are knowledge capabilities only: each one of ${KNOWLEDGE_CAPABILITIES.join(', ')}` })
+  capabilities?: string[];
+
+  @ApiPropertyOptional({ description: 'replaces the allowlist' })
+  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
+  selected_workspaces?: string[];
+
+  @ApiPropertyOptional({ description: 'replaces the invitations' })
+  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
+  invited_principals?: string[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Memory objects
+
+/** The seeds' ContextObject. */
+@NoExtraFields()
+export class ContextObject {
+  @ApiProperty({ enum: OBJECT_TYPES }) @IsIn(OBJECT_TYPES as unknown as string[], { message: `object_type must be one of ${OBJECT_TYPES.join(', ')}` })
+  object_type!: string;
+
+  @ApiProperty({ example: 'settlement-latency' }) @IsString() @Length(1, 120) @NoPrivateMaterial()
+  topic!: string;
+
+  @ApiProperty({ example: 'EU settlement runs 40 minutes late' }) @IsString() @Length(1, 200) @NoPrivateMaterial()
+  title!: string;
+
+  @ApiProperty() @IsString() @Length(1, 2000) @NoPrivateMaterial()
+  summary!: string;
+
+  @ApiProperty({ enum: CLASSIFICATIONS }) @IsIn(CLASSIFICATIONS as unknown as string[], { message: `classification must be one of ${CLASSIFICATIONS.join(', ')} (restricted material does not belong in shared memory)` })
+  classification!: string;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, description: 'metadata only: it decides nothing' })
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
+  confidence?: number;
+
+  @ApiPropertyOptional({ description: 'structured: the fields of its object type (see docs/agentic-memory.md)' })
+  @IsOptional() @IsObject() @IsMemoryContent()
+  content?: Record<string, unknown>;
+
+  @ApiPropertyOptional() @IsOptional() @Matches(HEX64, sha256Hex('source_memory_commitment'))
+  source_memory_commitment?: string;
+
+  @ApiPropertyOptional({ description: 'public-safe identifiers or commitments' })
+  @IsOptional() @IsArray() @ArrayMaxSize(MAX_SOURCE_REFS) @IsString({ each: true }) @Length(1, 200, { each: true }) @ArePublicRefs()
+  source_refs?: string[];
+}
+
+/** A memory object the publishing workspace adds itself, with its private provenance (never shown to others). */
+@NoExtraFields()
+export class AgenticMemoryItemRequest extends ContextObject {
+  @ApiPropertyOptional({ description: "private: the record's id in your own systems" })
+  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9._:/-]{1,200}$/, { message: 'source_id must be 1-200 characters of [A-Za-z0-9._:/-]' }) @NoCredentials()
+  source_id?: string;
+
+  @ApiPropertyOptional({ description: 'private: material kept with the object, never projected' })
+  @IsOptional() @IsObject() @MaxJsonBytes(MAX_PAYLOAD_BYTES) @NoCredentials()
+  payload?: Record<string, unknown>;
+}
+
+@NoExtraFields()
+export class ReviewItemRequest {
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 500) @NoCredentials()
+  reason?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests
+
+/** QUERY (a question) or PROPOSE (a proposal in words) to the collection's publisher. */
+@NoExtraFields()
+export class AgenticMemoryQueryRequest {
+  @ApiProperty({ enum: ['QUERY', 'PROPOSE'], description: 'CLARIFY goes to …/clarifications' })
+  @IsIn(['QUERY', 'PROPOSE'], { message: 'request_type must be QUERY or PROPOSE (clarifications go to the clarifications route)' })
+  request_type!: 'QUERY' | 'PROPOSE';
+
+  @ApiProperty({ example: 'Which settlement window applies to EU payouts?' }) @IsString() @Length(1, 2000) @NoPrivateMaterial()
+  question!: string;
+
+  @ApiPropertyOptional({ enum: PRIORITIES, description: 'a label; it changes no authority' }) @IsOptional() @IsIn(PRIORITIES as unknown as string[])
+  priority?: string;
+
+  @ApiPropertyOptional() @IsOptional() @Matches(HEX64, sha256Hex('agent_action_rationale_commitment'))
+  agent_action_rationale_commitment?: string;
+}
+
+/** The seeds' ClarificationRequest. */
+@NoExtraFields()
+export class ClarificationRequest {
+  @ApiProperty({ description: 'a published memory object of the collection' }) @Matches(HEX32, hex32('object_uuid'))
+  object_uuid!: string;
+
+  @ApiProperty() @IsString() @Length(1, 2000) @NoPrivateMaterial()
+  question!: string;
+
+  @ApiProperty({ description: 'SHA-256 hex of the agent’s rationale, never the rationale itself' }) @Matches(HEX64, sha256Hex('agent_action_rationale_commitment'))
+  agent_action_rationale_commitment!: string;
+
+  @ApiPropertyOptional({ enum: PRIORITIES, description: 'a label; it changes no authority' }) @IsOptional() @IsIn(PRIORITIES as unknown as string[])
+  priority?: string;
+}
+
+/** The seeds' ContextPublication (its fields after human_approval_commitment are ours: `objects`). */
+@NoExtraFields()
+export class ContextPublication {
+  @ApiProperty() @Matches(HEX64, sha256Hex('agent_action_rationale_commitment'))
+  agent_action_rationale_commitment!: string;
+
+  @ApiPropertyOptional({ description: 'SHA-256 hex of the human approval the agent acted under' }) @IsOptional() @Matches(HEX64, sha256Hex('human_approval_commitment'))
+  human_approval_commitment?: string;
+
+  @ApiProperty({ type: () => [ContextObject] }) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ContextObject)
+  objects!: ContextObject[];
+}
+
+/** The publisher's review of a request. */
+@NoExtraFields()
+export class ResolveMemoryRequest {
+  @ApiProperty({ enum: ['ANSWERED', 'DISMISSED'] }) @IsIn(['ANSWERED', 'DISMISSED'], { message: 'state must be ANSWERED or DISMISSED' })
+  state!: 'ANSWERED' | 'DISMISSED';
+
+  @ApiProperty({ description: 'the reviewed answer (or why it was dismissed), shown to the requester' }) @IsString() @Length(1, 8000) @NoCredentials()
+  response!: string;
+}
