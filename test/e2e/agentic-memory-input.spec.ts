@@ -18,6 +18,8 @@ const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ
 /** Credentials of common shapes, each inside ordinary words. */
 const SECRETS: Array<[string, string]> = [
   ['a step-up token', `retry with hcsu_${'Q7x'.repeat(14)}A`],
+  ['a session token', `my session is hcs_${'Rt5'.repeat(14)}b`],
+  ['a contact-change token', `confirm with hcct_${'Wq2'.repeat(14)}c`],
   ['an activation token', `activation hcat_${'k2P'.repeat(14)}z`],
   ['a workload token', `agent token hcwt_${'Zz9'.repeat(14)}q`],
   ['a workload client secret', `client secret hcws_${'m4N'.repeat(14)}w`],
@@ -120,6 +122,21 @@ beforeAll(async () => {
   pendingObject = (await call('POST', `${M}/collections/${collection}/items`, owner.headers, contextObject({ title: 'Awaiting review' }))).json.response.object_uuid;
 });
 afterAll(() => t.close());
+
+describe('partial updates', () => {
+  it('refuse null for every settings field (absent means unchanged; null is not a value any of them takes)', async () => {
+    const url = `${M}/collections/${collection}`;
+    const before = await writes();
+    for (const field of ['title', 'description', 'category', 'access_mode', 'discovery_mode', 'capabilities', 'selected_workspaces', 'invited_principals']) {
+      refused(await call('PATCH', url, owner.headers, { [field]: null }), field);
+    }
+    expect(await writes()).toBe(before);
+    // The read model kept up: a valid change after them is projected and read back.
+    const ok = await call('PATCH', url, owner.headers, { category: 'runbooks' });
+    expect(ok.status).toBe(200);
+    expect(ok.json.response.category).toBe('runbooks');
+  });
+});
 
 describe.each(SHAPES)('$name', (shape) => {
   it('refuses an extra field, a wrong type, a missing field and secret-looking text, writing nothing', async () => {

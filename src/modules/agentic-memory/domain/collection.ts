@@ -372,7 +372,8 @@ export function decideCollection(c: CollectionCommand, s: CollectionAggregate, c
   switch (c.kind) {
     case 'UpdateCollection': {
       const current = settingsOf(core);
-      const defined = Object.fromEntries(Object.entries(c.changes).filter(([, v]) => v !== undefined)) as Partial<CollectionSettings>;
+      // Absent and null both mean "unchanged" here (the DTO refuses null; a settings field is never nullable).
+      const defined = Object.fromEntries(Object.entries(c.changes).filter(([, v]) => v !== undefined && v !== null)) as Partial<CollectionSettings>;
       if (defined.capabilities) assertKnowledgeCapabilities(defined.capabilities);
       const settings = normalizedSettings({ ...current, ...defined });
       if (canonicalJson(settings as unknown as JsonObject) === canonicalJson(normalizedSettings(current) as unknown as JsonObject)) return [];

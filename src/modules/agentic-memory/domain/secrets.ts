@@ -18,8 +18,8 @@ export interface SecretPattern {
 
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: 'private key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
-  // hcsu_ step-up, hcat_ activation, hcwt_ workload token, hcws_ workload client secret.
-  { kind: 'platform token', pattern: /\bhc(?:su|at|wt|ws)_[A-Za-z0-9_-]{8,}/ },
+  // hcs_ session, hcsu_ step-up, hcat_ activation, hcct_ contact change, hcwt_ workload token, hcws_ workload client secret.
+  { kind: 'platform token', pattern: /\bhc(?:s|su|at|ct|wt|ws)_[A-Za-z0-9_-]{8,}/ },
   { kind: 'bearer token', pattern: /\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*/i },
   { kind: 'basic authorization header', pattern: /\bbasic\s+[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])/i },
   { kind: 'JSON Web Token', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },

@@ -5,10 +5,7 @@
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested,
-  type ValidationArguments,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf, ValidateNested, registerDecorator, type ValidationArguments } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
 import { NoExtraFields } from '../../../platform/http/validation';
 import { ACCESS_MODES, DISCOVERY_MODES } from '../domain/access';
@@ -156,7 +153,7 @@ export class AgenticMemoryCollectionRequest {
   category!: string;
 
   @ApiPropertyOptional({ example: 'payments-runbook', description: 'unique in the tenant, fixed once chosen' })
-  @IsOptional() @IsString() @Matches(SLUG, { message: 'slug must be 3-64 lowercase letters, digits and inner hyphens, and not 32 hex characters' })
+  @IsOptional() @IsString() @NoCredentials() @Matches(SLUG, { message: 'slug must be 3-64 lowercase letters, digits and inner hyphens, and not 32 hex characters' })
   slug?: string;
 
   @ApiProperty({ enum: ACCESS_MODES }) @IsIn(ACCESS_MODES as unknown as string[])
@@ -179,35 +176,41 @@ export class AgenticMemoryCollectionRequest {
   invited_principals?: string[];
 }
 
+/**
+ * A field of a partial update: absent means "unchanged", so it is validated only when present, and `null` (which
+ * class-validator's IsOptional would let through to the stored settings) fails its type rule.
+ */
+const PresentNotNull = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
+
 /** Settings to change; the slug and the publishing workspace never change. */
 @NoExtraFields()
 export class AgenticMemoryCollectionUpdate {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200) @NoCredentials()
+  @ApiPropertyOptional() @PresentNotNull() @IsString() @Length(1, 200) @NoCredentials()
   title?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 4000) @NoCredentials()
+  @ApiPropertyOptional() @PresentNotNull() @IsString() @Length(1, 4000) @NoCredentials()
   description?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) @NoCredentials()
+  @ApiPropertyOptional() @PresentNotNull() @IsString() @Length(1, 64) @NoCredentials()
   category?: string;
 
-  @ApiPropertyOptional({ enum: ACCESS_MODES }) @IsOptional() @IsIn(ACCESS_MODES as unknown as string[])
+  @ApiPropertyOptional({ enum: ACCESS_MODES }) @PresentNotNull() @IsIn(ACCESS_MODES as unknown as string[])
   access_mode?: string;
 
-  @ApiPropertyOptional({ enum: DISCOVERY_MODES }) @IsOptional() @IsIn(DISCOVERY_MODES as unknown as string[])
+  @ApiPropertyOptional({ enum: DISCOVERY_MODES }) @PresentNotNull() @IsIn(DISCOVERY_MODES as unknown as string[])
   discovery_mode?: string;
 
   @ApiPropertyOptional({ enum: KNOWLEDGE_CAPABILITIES, isArray: true })
-  @IsOptional() @IsArray() @ArrayMaxSize(KNOWLEDGE_CAPABILITIES.length) @ArrayUnique()
+  @PresentNotNull() @IsArray() @ArrayMaxSize(KNOWLEDGE_CAPABILITIES.length) @ArrayUnique()
   @IsIn(KNOWLEDGE_CAPABILITIES as unknown as string[], { each: true, message: `capabilities are knowledge capabilities only: each one of ${KNOWLEDGE_CAPABILITIES.join(', ')}` })
   capabilities?: string[];
 
   @ApiPropertyOptional({ description: 'replaces the allowlist' })
-  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
+  @PresentNotNull() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
   selected_workspaces?: string[];
 
   @ApiPropertyOptional({ description: 'replaces the invitations' })
-  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
+  @PresentNotNull() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
   invited_principals?: string[];
 }
 
