@@ -6,7 +6,7 @@ import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { grantOf, requireGrant, type AccessSettings, type CallerFacts } from '../../src/modules/agentic-memory/domain/access';
 import {
-  collectionDecider, EMPTY_COLLECTION_COMMITMENT, slugDecider, type CollectionAggregate, type CollectionCommand, type CollectionCore, type CollectionEvent, type MemoryObject,
+  collectionDecider, EMPTY_COLLECTION_COMMITMENT, MAX_OPEN_REQUESTS_PER_REQUESTER, slugDecider, type CollectionAggregate, type CollectionCommand, type CollectionCore, type CollectionEvent, type MemoryObject,
 } from '../../src/modules/agentic-memory/domain/collection';
 import { manifestBody, manifestCommitment } from '../../src/modules/agentic-memory/domain/manifest';
 import { contentProblems, isPublicRef } from '../../src/modules/agentic-memory/domain/objects';
@@ -263,5 +263,31 @@ describe('the manifest', () => {
     expect(body.delivery.hot_standby_required).toBe(false);
     expect(body.actions.map((a) => a.action)).toEqual(['READ', 'MANIFEST', 'CLARIFY', 'STATUS']);
     expect(manifestCommitment(body)).toBe(sha256(canonicalize(body) as string));
+  });
+});
+
+describe('room for requests and items', () => {
+  const resolve = (request_uuid: string): CollectionCommand => ({ kind: 'ResolveRequest', request_uuid, state: 'DISMISSED', response: 'No.', by_profile_uuid: OWNER });
+
+  it('given one agent at its open-request limit, when it asks again, then it is rate limited while others are not', () => {
+    const mine = Array.from({ length: MAX_OPEN_REQUESTS_PER_REQUESTER }, () => query(id()));
+    let s = given([create(), ...mine]);
+    expect(() => when(s, query(id()))).toThrow(expect.objectContaining({ code: 'RATE_LIMITED' }));
+    expect(when(s, query(id(), 'f'.repeat(32)))).toHaveLength(1);
+    // One of its requests resolved: room again.
+    const first = (mine[0] as { request_uuid: string }).request_uuid;
+    for (const e of when(s, resolve(first))) s = collectionDecider.evolve(s, e);
+    expect(when(s, query(id()))).toHaveLength(1);
+  });
+
+  it('given rejected items, when counting room, then only pending and approved items take it', () => {
+    let s = given([create(), add(O1), add(O2)]);
+    expect(s.live_items).toBe(2);
+    for (const e of when(s, { kind: 'ReviewItem', object_uuid: O2, action: 'REJECT', by_profile_uuid: OWNER, reason: 'stale' })) s = collectionDecider.evolve(s, e);
+    expect(s.live_items).toBe(1);
+    for (const e of when(s, approve(O1))) s = collectionDecider.evolve(s, e);
+    expect(s.live_items).toBe(1);
+    for (const e of when(s, { kind: 'ReviewItem', object_uuid: O1, action: 'WITHDRAW', by_profile_uuid: OWNER, reason: 'superseded' })) s = collectionDecider.evolve(s, e);
+    expect(s.live_items).toBe(0);
   });
 });

@@ -33,9 +33,8 @@ export class AgenticMemoryController {
   ) {}
 
   /** Answers read back from the read models wait for the command's own writes first. */
-  private async readBack<T>(query: object): Promise<T> {
-    await this.runner.waitForOwnWrites(this.config.readYourWritesTimeoutMs);
-    return this.queryBus.execute(query);
+  private readBack(query: object, pending: () => object): Promise<object> {
+    return this.runner.readBack(() => this.queryBus.execute(query), () => memoryEnvelope(pending(), { projections_pending: true }), this.config.readYourWritesTimeoutMs);
   }
 
   // --- collections ------------------------------------------------------------------------------------------------
@@ -44,7 +43,7 @@ export class AgenticMemoryController {
   @ApiOperation({ summary: 'Create a collection for a workspace you own or administer; it starts at version 1, the empty list.' })
   async create(@Body() body: AgenticMemoryCollectionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const id: string = await this.commandBus.execute(new CreateCollection(principal, body));
-    return this.readBack(new GetCollection(principal, id));
+    return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
   }
 
   @Get('collections')
@@ -63,7 +62,7 @@ export class AgenticMemoryController {
   @ApiOperation({ summary: 'Change settings, access and discovery, the selected workspaces and the invited principals.' })
   async update(@Param() p: CollectionParam, @Body() body: AgenticMemoryCollectionUpdate, @CurrentPrincipal() principal: Principal): Promise<object> {
     const id: string = await this.commandBus.execute(new UpdateCollection(principal, p.c, body));
-    return this.readBack(new GetCollection(principal, id));
+    return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
   }
 
   @Get('collections/:c/manifest')
@@ -77,7 +76,7 @@ export class AgenticMemoryController {
   @ApiOperation({ summary: 'Publish the next version: every approved object, committed to by SHA-256 over the canonical projection list.' })
   async publish(@Param() p: CollectionParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     const published: { collection_uuid: string; version: number } = await this.commandBus.execute(new PublishVersion(principal, p.c));
-    return this.readBack(new GetCollection(principal, published.collection_uuid, published.version));
+    return this.readBack(new GetCollection(principal, published.collection_uuid, published.version), () => ({ ...published }));
   }
 
   // --- memory objects (the publishing workspace) -----------------------------------------------------------------

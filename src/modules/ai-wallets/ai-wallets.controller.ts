@@ -47,9 +47,9 @@ export class AiWalletsController {
   ) {}
 
   /** Commands whose answer is read back from the read models wait for their own writes first. */
-  private async readBack<T>(query: object): Promise<T> {
-    await this.runner.waitForOwnWrites(this.config.readYourWritesTimeoutMs);
-    return this.queryBus.execute(query);
+  /** The read model's answer once it holds the command's writes; else (202) what the command knows. */
+  private readBack<T>(query: object, pending: () => T): Promise<T> {
+    return this.runner.readBack(() => this.queryBus.execute(query), pending, this.config.readYourWritesTimeoutMs);
   }
 
   @Post('bindings')
@@ -57,7 +57,8 @@ export class AiWalletsController {
   @ApiOperation({ summary: 'Create a binding; the answer carries the workload client secret, once.' })
   async create(@Body() body: CreateBindingRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const created: CreatedBinding = await this.commandBus.execute(new CreateBinding(principal, body));
-    const binding = await this.readBack<object>(new GetBinding(principal, created.binding_uuid));
+    // The secret is shown once: it goes out even when the read model lags (202).
+    const binding = await this.readBack<object>(new GetBinding(principal, created.binding_uuid), () => ({ binding_uuid: created.binding_uuid, workload_client_id: created.workload_client_id }));
     return { ...binding, client_secret: created.client_secret };
   }
 
@@ -75,7 +76,7 @@ export class AiWalletsController {
   @ApiOperation({ summary: 'Suspend, reactivate or revoke a binding.' })
   async changeState(@Param() p: BindingParam, @Body() body: ChangeBindingStateRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     await this.commandBus.execute(new ChangeBindingState(principal, p.b, body.state, body.state_reason));
-    return this.readBack(new GetBinding(principal, p.b));
+    return this.readBack(new GetBinding(principal, p.b), () => ({ binding_uuid: p.b }));
   }
 
   @Get('bindings/:b/policy')
@@ -87,7 +88,7 @@ export class AiWalletsController {
   @ApiOperation({ summary: 'Publish the next policy version (earlier versions stay readable with ?version=).' })
   async publishPolicy(@Param() p: BindingParam, @Body() body: AiWalletPolicyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const version: number = await this.commandBus.execute(new PublishPolicy(principal, p.b, policyTerms(body)));
-    return this.readBack(new GetPolicy(principal, p.b, version));
+    return this.readBack(new GetPolicy(principal, p.b, version), () => ({ binding_uuid: p.b, version }));
   }
 
   @Get('bindings/:b/budget')

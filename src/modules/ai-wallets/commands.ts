@@ -62,6 +62,7 @@ export class CreateBinding {
 
 export interface CreatedBinding {
   binding_uuid: string;
+  workload_client_id: string;
   client_secret: string;
 }
 
@@ -72,12 +73,13 @@ export class CreateBindingHandler implements ICommandHandler<CreateBinding, Crea
   async execute({ principal, body }: CreateBinding): Promise<CreatedBinding> {
     const workspace = await this.access.workspace(principal, body.workspace_uuid, 'manage');
     const binding_uuid = nextId();
+    const workload_client_id = nextId();
     const client_secret = newToken(CLIENT_SECRET_PREFIX);
     await this.commands.execute(bindingStream(binding_uuid), bindingDecider, {
       kind: 'CreateBinding',
       spec: {
         binding_uuid,
-        workload_client_id: nextId(),
+        workload_client_id,
         client_secret_hash: hashToken(client_secret),
         workspace_uuid: workspace.workspace_id,
         tenant_uuid: workspace.tenant_uuid,
@@ -91,7 +93,7 @@ export class CreateBindingHandler implements ICommandHandler<CreateBinding, Crea
       },
       policy: body.policy ? policyTerms(body.policy) : null,
     });
-    return { binding_uuid, client_secret };
+    return { binding_uuid, workload_client_id, client_secret };
   }
 }
 

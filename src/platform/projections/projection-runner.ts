@@ -166,6 +166,15 @@ export class ProjectionRunner {
     return this.waitFor(ctx.commit_position, this.projectorsFor(ctx.appended_types), timeoutMs);
   }
 
+  /**
+   * A command's answer read back from the read models once they hold the command's own writes. Past the wait the
+   * command has still succeeded, so the answer is `pending()` (what the command itself knows) and the response goes
+   * out as 202 with X-Position (PLATFORM.md section 1): never a 404 for what was just written, never a lost secret.
+   */
+  async readBack<T>(read: () => Promise<T>, pending: () => T, timeoutMs: number): Promise<T> {
+    return (await this.waitForOwnWrites(timeoutMs)) ? read() : pending();
+  }
+
   /** Refreshes the checkpoints of projectors other nodes run (for lag metrics and health on this node). */
   async refreshRemote(): Promise<void> {
     const remote = this.names.filter((n) => !this.isLocal(n));

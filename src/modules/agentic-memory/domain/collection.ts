@@ -40,6 +40,8 @@ export type Origin = 'PUBLISHER' | 'AGENT_PUBLICATION';
 
 export const MAX_OBJECTS_PER_COLLECTION = 10_000;
 export const MAX_OPEN_REQUESTS = 10_000;
+/** One caller's open requests on a collection: no single agent can fill the owner's inbox (or, proposing, its items). */
+export const MAX_OPEN_REQUESTS_PER_REQUESTER = 25;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Records
@@ -228,9 +230,18 @@ export interface CollectionAggregate {
   versions: MemoryVersion[];
   requests: Map<string, MemoryRequest>;
   open_requests: number;
+  /** Open requests per requester (`<type>:<reference>`). */
+  open_by_requester: Map<string, number>;
+  /** Items pending or approved: rejected and withdrawn ones no longer take room. */
+  live_items: number;
 }
 
-export const initialCollection = (): CollectionAggregate => ({ core: null, updated: null, items: new Map(), approved: new Map(), versions: [], requests: new Map(), open_requests: 0 });
+export const initialCollection = (): CollectionAggregate => ({
+  core: null, updated: null, items: new Map(), approved: new Map(), versions: [], requests: new Map(), open_requests: 0, open_by_requester: new Map(), live_items: 0,
+});
+
+const requesterKey = (by: ActorRef): string => `${by.type}:${by.reference}`;
+const isLive = (state: ItemState | undefined): boolean => state === 'PENDING' || state === 'APPROVED';
 
 /** Evolve owns the state it is given and updates its maps in place (a linear fold, as the binding's). */
 export function evolveCollection(s: CollectionAggregate, e: CollectionEvent): CollectionAggregate {
@@ -246,6 +257,7 @@ export function evolveCollection(s: CollectionAggregate, e: CollectionEvent): Co
       return next;
     case 'AgenticMemoryItemAdded':
       next.items.set(e.data.item.object_uuid, e.data.item);
+      next.live_items = s.live_items + (isLive(e.data.item.state) ? 1 : 0);
       return next;
     case 'AgenticMemoryItemApproved':
     case 'AgenticMemoryItemRejected':
@@ -256,6 +268,7 @@ export function evolveCollection(s: CollectionAggregate, e: CollectionEvent): Co
       const state: ItemState = e.type === 'AgenticMemoryItemApproved' ? 'APPROVED' : e.type === 'AgenticMemoryItemRejected' ? 'REJECTED' : 'WITHDRAWN';
       const reviewed = { ...item, state, reviewed_at: d.reviewed_at, reviewed_by_profile_uuid: d.reviewed_by_profile_uuid, review_reason: d.reason };
       next.items.set(d.object_uuid, reviewed);
+      next.live_items = s.live_items - (isLive(item.state) ? 1 : 0) + (isLive(state) ? 1 : 0);
       if (state === 'APPROVED') next.approved.set(d.object_uuid, projectionOf(reviewed, d.reviewed_at));
       else next.approved.delete(d.object_uuid);
       return next;
@@ -269,12 +282,19 @@ export function evolveCollection(s: CollectionAggregate, e: CollectionEvent): Co
     case 'AgenticMemoryRequestAccepted':
       next.requests.set(e.data.request.request_uuid, e.data.request);
       next.open_requests = s.open_requests + 1;
+      next.open_by_requester.set(requesterKey(e.data.request.requested_by), (s.open_by_requester.get(requesterKey(e.data.request.requested_by)) ?? 0) + 1);
       return next;
     case 'AgenticMemoryRequestResolved': {
       const d = e.data;
       const r = next.requests.get(d.request_uuid);
       if (r) next.requests.set(d.request_uuid, { ...r, state: d.state, resolved: d.resolved, response: d.response, resolved_by_profile_uuid: d.resolved_by_profile_uuid });
       next.open_requests = Math.max(0, s.open_requests - 1);
+      if (r) {
+        const key = requesterKey(r.requested_by);
+        const left = (s.open_by_requester.get(key) ?? 1) - 1;
+        if (left > 0) next.open_by_requester.set(key, left);
+        else next.open_by_requester.delete(key);
+      }
       return next;
     }
   }
@@ -344,12 +364,15 @@ function requireCapability(core: CollectionCore, type: RequestType): void {
   }
 }
 
-function requireRoomForRequest(s: CollectionAggregate): void {
+function requireRoomForRequest(s: CollectionAggregate, by: ActorRef): void {
   if (s.open_requests >= MAX_OPEN_REQUESTS) throw new PlatformError('RATE_LIMITED', 'The collection has too many open requests; retry once some are resolved.', { retryAfter: 60 });
+  if ((s.open_by_requester.get(requesterKey(by)) ?? 0) >= MAX_OPEN_REQUESTS_PER_REQUESTER) {
+    throw new PlatformError('RATE_LIMITED', `You have ${MAX_OPEN_REQUESTS_PER_REQUESTER} open requests on this collection; retry once some are resolved.`, { retryAfter: 60 });
+  }
 }
 
 function requireRoomForItems(s: CollectionAggregate, n: number): void {
-  if (s.items.size + n > MAX_OBJECTS_PER_COLLECTION) throw new RuleViolation(`A collection holds at most ${MAX_OBJECTS_PER_COLLECTION} memory objects.`);
+  if (s.live_items + n > MAX_OBJECTS_PER_COLLECTION) throw new RuleViolation(`A collection holds at most ${MAX_OBJECTS_PER_COLLECTION} pending or approved memory objects.`);
 }
 
 export function decideCollection(c: CollectionCommand, s: CollectionAggregate, ctx: DecideContext): CollectionEvent[] {
@@ -411,7 +434,7 @@ export function decideCollection(c: CollectionCommand, s: CollectionAggregate, c
     }
     case 'FileRequest': {
       requireCapability(core, c.request_type);
-      requireRoomForRequest(s);
+      requireRoomForRequest(s, { type: 'profile', reference: c.requested_by_profile_uuid });
       if (c.request_type === 'CLARIFY') {
         const published = latestVersion(s)?.object_uuids ?? [];
         if (!c.object_uuid || !published.includes(c.object_uuid)) {
@@ -427,7 +450,7 @@ export function decideCollection(c: CollectionCommand, s: CollectionAggregate, c
     }
     case 'PublishContext': {
       requireCapability(core, 'PROPOSE');
-      requireRoomForRequest(s);
+      requireRoomForRequest(s, { type: 'profile', reference: c.requested_by_profile_uuid });
       if (c.objects.length === 0 || c.objects.length !== c.object_uuids.length) throw new RuleViolation('A context publication carries at least one object.');
       requireRoomForItems(s, c.objects.length);
       const by: ActorRef = { type: 'profile', reference: c.requested_by_profile_uuid };
