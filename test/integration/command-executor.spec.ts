@@ -73,6 +73,21 @@ describe('command executor: cached folds', () => {
     expect(version).toBe(50n);
   });
 
+  it('shares the cached fold with a decider wrapped for one command (same evolve), and its decide runs on the pinned state', async () => {
+    const { store: counted, read } = counting(store);
+    const commands = new CommandExecutor(counted);
+    const stream = ledgerStream('w');
+    await commands.execute(stream, ledgerDecider, { kind: 'OpenLedger', ledger_id: 'w', owner: 'walt' });
+    await commands.execute(stream, ledgerDecider, { kind: 'CreditLedger', ledger_id: 'w', amount: '5' });
+    const seen: bigint[] = [];
+    const guarded: typeof ledgerDecider = { ...ledgerDecider, decide: (c, s, ctx) => (seen.push(s.balance), ledgerDecider.decide(c, s, ctx)) };
+    const outcome = await commands.execute(stream, guarded, { kind: 'CreditLedger', ledger_id: 'w', amount: '1' });
+    expect(seen).toEqual([5n]);
+    expect(outcome.state.balance).toBe(6n);
+    // No read returned an event already folded: the wrapper used the same cached entry.
+    expect(read.events).toBe(0);
+  });
+
   it('folds in what another node appended before deciding', async () => {
     const nodeA = new CommandExecutor(store);
     const nodeB = new CommandExecutor(store);

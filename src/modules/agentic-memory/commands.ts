@@ -57,7 +57,17 @@ async function onCollection(
   const { state } = await commands.load(stream, collectionDecider);
   if (!state.core) throw new CollectionNotFound();
   access.check(state.core, facts, need);
-  const outcome = await commands.execute(stream, collectionDecider, command(state));
+  // Checked again inside the decision, on the state the append's expected revision pins: a request racing the
+  // owner's removal of the caller from the audience is refused, not accepted after it.
+  const guarded: typeof collectionDecider = {
+    ...collectionDecider,
+    decide: (c, s, ctx) => {
+      if (!s.core) throw new CollectionNotFound();
+      access.check(s.core, facts, need);
+      return collectionDecider.decide(c, s, ctx);
+    },
+  };
+  const outcome = await commands.execute(stream, guarded, command(state));
   return { state: outcome.state, appended: outcome.events.length };
 }
 

@@ -42,10 +42,13 @@ export class StreamStateCache {
     return this.entries.size;
   }
 
-  /** The cached state of `stream` if this decider folded it, else a new empty one (kept once `keep` is called). */
+  /**
+   * The cached state of `stream` if it was folded the same way (same evolve and initial state: a decider wrapped for
+   * one command folds like the one it wraps), else a new empty one (kept once `keep` is called).
+   */
   entry<S, E extends DomainEvent>(stream: string, decider: Folding<S, E>): StreamState<S> {
     const cached = this.entries.get(stream);
-    if (cached && cached.decider === decider) return cached as StreamState<S>;
+    if (cached && cached.decider.evolve === decider.evolve && cached.decider.initialState === decider.initialState) return cached as StreamState<S>;
     return { decider: decider as Folding<S, DomainEvent>, state: decider.initialState(), version: null, position: null, tail: [] };
   }
 
