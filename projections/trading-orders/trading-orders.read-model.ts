@@ -56,6 +56,8 @@ export interface OrderRow {
   cancel_requested: number;
   /** When a stop order's trigger was met; null otherwise. */
   triggered_at: string | null;
+  /** Counts the row's changes: a rendered Order record is current while its version matches (OrderWireCache). */
+  wire_version: number;
 }
 
 export class TradingOrders1764000002100 implements MigrationInterface {
@@ -106,6 +108,17 @@ export class TradingOrders1764000002100 implements MigrationInterface {
 }
 
 const ZERO18 = '0.000000000000000000';
+
+/** A change counter per order row: list pages reuse rendered Order records while it is unchanged. */
+export class TradingOrdersWireVersion1764000002120 implements MigrationInterface {
+  name = 'TradingOrdersWireVersion1764000002120';
+  async up(q: QueryRunner): Promise<void> {
+    await q.addColumn('mtf_orders', new TableColumn({ name: 'wire_version', type: 'integer', default: 0 }));
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropColumn('mtf_orders', 'wire_version');
+  }
+}
 
 /** What the matching engine decides about an order: fills, book presence, the placement's newer fields. */
 export class TradingOrdersEngineState1764000002110 implements MigrationInterface {
@@ -175,6 +188,7 @@ export function acceptedOrderRow(p: Partial<OrderPlacement> & Pick<OrderPlacemen
     book_price: null,
     cancel_requested: 0,
     triggered_at: null,
+    wire_version: 0,
   };
 }
 
@@ -189,7 +203,7 @@ export class TradingOrdersProjector implements Projector {
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const at = event.occurred_at;
     const update = (set: string, params: unknown[], orderUuid: string) =>
-      tx.query(portableSql(tx, `UPDATE mtf_orders SET ${set}, updated_at = ? WHERE order_uuid = ?`), [...params, at, orderUuid]);
+      tx.query(portableSql(tx, `UPDATE mtf_orders SET ${set}, updated_at = ?, wire_version = wire_version + 1 WHERE order_uuid = ?`), [...params, at, orderUuid]);
     switch (event.type) {
       case 'OrderAccepted': {
         const row = acceptedOrderRow(event.data as unknown as OrderPlacement, at, event.position);
@@ -239,7 +253,7 @@ export class TradingOrdersProjector implements Projector {
     if (trades.includes(d.trade_uuid)) return;
     trades.push(d.trade_uuid);
     const filled = formatDecimal(parseDecimal(found[0].filled) + parseDecimal(d.size));
-    await tx.query(portableSql(tx, 'UPDATE mtf_orders SET trades = ?, filled = ?, remaining = ?, updated_at = ? WHERE order_uuid = ?'), [JSON.stringify(trades), filled, remaining, at, orderUuid]);
+    await tx.query(portableSql(tx, 'UPDATE mtf_orders SET trades = ?, filled = ?, remaining = ?, updated_at = ?, wire_version = wire_version + 1 WHERE order_uuid = ?'), [JSON.stringify(trades), filled, remaining, at, orderUuid]);
   }
 
   async reset(tx: EntityManager): Promise<void> {
@@ -250,6 +264,6 @@ export class TradingOrdersProjector implements Projector {
 export const tradingOrdersReadModel: ReadModelDefinition = {
   name: 'trading-orders',
   entities: [],
-  migrations: [TradingOrders1764000002100, TradingOrdersEngineState1764000002110],
+  migrations: [TradingOrders1764000002100, TradingOrdersEngineState1764000002110, TradingOrdersWireVersion1764000002120],
   projector: TradingOrdersProjector,
 };

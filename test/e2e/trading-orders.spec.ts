@@ -53,6 +53,24 @@ describe('MTF orders', () => {
     expect(listed).toEqual(order);
   });
 
+  it('a listed order shows every later change: the list never serves a stale rendering', async () => {
+    const order = (await place(alice, { limit_price: '1000.5' })).json().response;
+    const find = async () => {
+      const r = await list(alice);
+      // The body is compact JSON in the seeds' key order, exactly what serializing the parsed body gives.
+      expect(r.body).toBe(JSON.stringify(r.json()));
+      return r.json().response.find((o: { order_uuid: string }) => o.order_uuid === order.order_uuid);
+    };
+    expect((await find()).status).toBe('NEW');
+    const open = await until(find, (o) => o.status === 'OPEN');
+    expect(open.engine_id).not.toBeNull();
+    expect((await find()).status).toBe('OPEN'); // served again (rendered once already)
+    const cancel = await t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/cancel', headers: alice, payload: { order_ids: [order.order_uuid] } });
+    expect(cancel.statusCode).toBe(200);
+    const cancelled = await until(find, (o) => o.status === 'CANCELLED');
+    expect(cancelled.cancel_reason).toMatch(/^\d+_[A-Za-z]+/);
+  });
+
   it('accepts a market order with a null limit price and a zero estimate written 0E-18', async () => {
     const r = await place(alice, { limit_price: null, direction: 'SELL', immediate_or_cancel: 1 });
     expect(r.statusCode).toBe(201);

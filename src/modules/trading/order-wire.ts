@@ -57,3 +57,34 @@ export function orderWire(r: OrderWireRow): Record<string, unknown> {
     vault_uuid: r.vault_uuid,
   };
 }
+
+/** An order's rendered Order record (JSON text) and the row version it was rendered from. */
+interface RenderedOrder {
+  version: number;
+  json: string;
+}
+
+const RENDERED_ORDERS = 20_000;
+
+/**
+ * Rendered Order records by order, valid while the row's `wire_version` is the one rendered (the projector counts
+ * every change). A list page reads three small columns per order and renders only what changed since the orders were
+ * last shown: reading twenty columns per row and rendering them was most of a page's cost, and clients poll their
+ * order lists. Per node, bounded (least recently rendered go first); the row version keeps it exact across nodes.
+ */
+export class OrderWireCache {
+  private readonly entries = new Map<string, RenderedOrder>();
+
+  get(order_uuid: string, version: number): string | undefined {
+    const hit = this.entries.get(order_uuid);
+    return hit && hit.version === version ? hit.json : undefined;
+  }
+
+  render(row: OrderWireRow & { wire_version: number }): string {
+    const json = JSON.stringify(orderWire(row));
+    this.entries.delete(row.order_uuid);
+    this.entries.set(row.order_uuid, { version: row.wire_version, json });
+    if (this.entries.size > RENDERED_ORDERS) this.entries.delete(this.entries.keys().next().value as string);
+    return json;
+  }
+}

@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
-import { ORDER_WIRE_COLUMNS, type OrderWireRow } from './order-wire';
+import { ORDER_WIRE_COLUMNS, OrderWireCache, type OrderWireRow } from './order-wire';
 import { marketBySymbol } from './reads';
 import { marketDecider, marketStream } from './domain/market';
 import { orderDecider, orderStream, type OrderPlacement } from './domain/order';
@@ -105,11 +105,19 @@ export class ListOrders {
   constructor(readonly principal: Principal, readonly filters: { market?: string; status?: string }, readonly limit: number, readonly cursor?: string) {}
 }
 
+/** A page of the caller's orders: each the Order record's JSON text, newest first. */
+export interface OrderPage {
+  orders: string[];
+  next_cursor?: string;
+}
+
 @QueryHandler(ListOrders)
-export class ListOrdersHandler implements IQueryHandler<ListOrders, { rows: OrderWireRow[]; next_cursor?: string }> {
+export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
+  private readonly rendered = new OrderWireCache();
+
   constructor(private readonly db: ReadModelDatabase) {}
 
-  async execute({ principal, filters, limit, cursor }: ListOrders): Promise<{ rows: OrderWireRow[]; next_cursor?: string }> {
+  async execute({ principal, filters, limit, cursor }: ListOrders): Promise<OrderPage> {
     const where = ['profile_uuid = ?'];
     const params: unknown[] = [principal.profile_uuid];
     if (filters.market) {
@@ -128,9 +136,25 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, { rows: Orde
       where.push('position < ?');
       params.push(position);
     }
-    const rows: OrderWireRow[] = await this.db.reader.query(this.db.sql(`SELECT ${ORDER_WIRE_COLUMNS.join(', ')} FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`), [...params, limit + 1]);
-    const page = rows.slice(0, limit);
-    return { rows: page, ...(rows.length > limit ? { next_cursor: encodeCursor([page[page.length - 1].position, scope]) } : {}) };
+    // The page's keys and versions first; whole rows only for orders not rendered at their current version.
+    const keys: Array<{ order_uuid: string; wire_version: number; position: string }> = await this.db.reader.query(
+      this.db.sql(`SELECT order_uuid, wire_version, position FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`),
+      [...params, limit + 1],
+    );
+    const page = keys.slice(0, limit);
+    const stale = page.filter((k) => this.rendered.get(k.order_uuid, Number(k.wire_version)) === undefined).map((k) => k.order_uuid);
+    const fresh = new Map<string, string>();
+    for (let i = 0; i < stale.length; i += 500) {
+      const ids = stale.slice(i, i + 500);
+      const rows: Array<OrderWireRow & { wire_version: number }> = await this.db.reader.query(
+        this.db.sql(`SELECT ${ORDER_WIRE_COLUMNS.join(', ')}, wire_version FROM mtf_orders WHERE order_uuid IN (${ids.map(() => '?').join(', ')})`),
+        ids,
+      );
+      for (const row of rows) fresh.set(row.order_uuid, this.rendered.render({ ...row, wire_version: Number(row.wire_version) }));
+    }
+    // A row changed between the two reads shows its newer rendering.
+    const orders = page.map((k) => fresh.get(k.order_uuid) ?? this.rendered.get(k.order_uuid, Number(k.wire_version))!);
+    return { orders, ...(keys.length > limit ? { next_cursor: encodeCursor([page[page.length - 1].position, scope]) } : {}) };
   }
 }
 
