@@ -13,6 +13,7 @@ import { identityAccountsReadModel } from './identity-accounts/identity-accounts
 import { identityAuthEventsReadModel } from './identity-auth-events/identity-auth-events.read-model';
 import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
 import { identityTenancyReadModel } from './identity-tenancy/identity-tenancy.read-model';
+import { notificationInboxReadModel } from './notification-inbox/notification-inbox.read-model';
 import { tradingMarketsReadModel } from './trading-markets/trading-markets.read-model';
 import { tradingOrdersReadModel } from './trading-orders/trading-orders.read-model';
 import { tradingPositionsReadModel } from './trading-positions/trading-positions.read-model';
@@ -33,4 +34,5 @@ export const READ_MODELS: ReadModelDefinition[] = [
   aiWalletActivityReadModel,
   agenticMemoryCollectionsReadModel,
   agenticMemoryRequestsReadModel,
+  notificationInboxReadModel,
 ];

@@ -5,6 +5,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AgenticMemoryModule } from './modules/agentic-memory/agentic-memory.module';
 import { AiWalletsModule } from './modules/ai-wallets/ai-wallets.module';
 import { IdentityModule } from './modules/identity/identity.module';
+import { NotificationsModule } from './modules/notifications/notifications.module';
 import { TradingModule } from './modules/trading/trading.module';
 import { PlatformAuthGuard } from './platform/auth/auth.guard';
 import { LoggerModule } from 'nestjs-pino';
@@ -26,7 +27,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, NotificationsModule];
 
 @Module({})
 export class AppModule {

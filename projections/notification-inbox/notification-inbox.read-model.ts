@@ -1,0 +1,147 @@
+/**
+ * The account notification inbox, derived from the events the other modules append (identity, trading, AI-agent
+ * wallets, agentic memory) and from the inbox's own events (read, read-all, archive). Nothing else writes it.
+ *
+ * The rules are pure (src/modules/notifications/domain/rules.ts): this shell loads the facts an event needs from
+ * `notification_inbox_facts` (what this projector remembered from earlier events: owners, orders, known devices, …),
+ * applies the plan and stores the facts it asks to keep. Ids derive from source event ids, timestamps from the events:
+ * a rebuild (`npm run projections -- rebuild notification-inbox`) writes the same rows.
+ */
+import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import type { Projector } from '../../src/platform/projections/projector';
+import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+import { factId, factsNeeded, HANDLED_EVENT_TYPES, plan, type FactValue, type SourceEvent } from '../../src/modules/notifications/domain/rules';
+
+export const NOTIFICATION_INBOX = 'notification-inbox';
+
+/** A row of `notification_inbox`: an AccountNotification, its owner and where it sits in the log. */
+export interface NotificationRow {
+  notification_uuid: string;
+  profile_uuid: string;
+  type: string;
+  source: string;
+  status: string;
+  title: string;
+  message: string;
+  href: string | null;
+  reference: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Zero-padded global position of the event that created it: the inbox order (newest first) and the cursor. */
+  position: string;
+  /** The source event (for audit: which fact the notification tells about). */
+  event_id: string;
+}
+
+export class NotificationInbox1764000007100 implements MigrationInterface {
+  name = 'NotificationInbox1764000007100';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string, isNullable = false) => ({ name, type: 'varchar', length, isNullable });
+    await q.createTable(
+      new Table({
+        name: 'notification_inbox',
+        columns: [
+          { name: 'notification_uuid', type: 'varchar', length: '32', isPrimary: true },
+          text('profile_uuid', '32'),
+          text('type', '64'),
+          text('source', '32'),
+          text('status', '16'),
+          text('title', '200'),
+          { name: 'message', type: 'text' },
+          text('href', '512', true),
+          text('reference', '64', true),
+          text('created_at', '40'),
+          text('updated_at', '40'),
+          text('position', '20'),
+          text('event_id', '32'),
+        ],
+        indices: [
+          { name: 'idx_notification_inbox_account', columnNames: ['profile_uuid', 'position', 'notification_uuid'] },
+          { name: 'idx_notification_inbox_account_status', columnNames: ['profile_uuid', 'status', 'position', 'notification_uuid'] },
+        ],
+      }),
+    );
+    await q.createTable(
+      new Table({
+        name: 'notification_inbox_facts',
+        columns: [
+          { name: 'scope', type: 'varchar', length: '32', isPrimary: true },
+          { name: 'fact_key', type: 'varchar', length: '64', isPrimary: true },
+          { name: 'value', type: 'text' },
+        ],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const t of ['notification_inbox_facts', 'notification_inbox']) await q.dropTable(t);
+  }
+}
+
+const UPSERT_NOTIFICATION = `INSERT INTO notification_inbox
+  (notification_uuid, profile_uuid, type, source, status, title, message, href, reference, created_at, updated_at, position, event_id)
+  VALUES (?, ?, ?, ?, 'UNREAD', ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (notification_uuid) DO UPDATE SET type = excluded.type, source = excluded.source, title = excluded.title,
+    message = excluded.message, href = excluded.href, reference = excluded.reference, updated_at = excluded.updated_at`;
+const UPSERT_FACT = 'INSERT INTO notification_inbox_facts (scope, fact_key, value) VALUES (?, ?, ?) ON CONFLICT (scope, fact_key) DO UPDATE SET value = excluded.value';
+
+export class NotificationInboxProjector implements Projector {
+  readonly name = NOTIFICATION_INBOX;
+  readonly handles = HANDLED_EVENT_TYPES;
+
+  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
+    const e: SourceEvent = {
+      event_id: event.event_id,
+      type: event.type,
+      stream: event.stream,
+      position: event.position.toString().padStart(20, '0'),
+      occurred_at: event.occurred_at,
+      data: event.data as Record<string, unknown>,
+    };
+    const needed = factsNeeded(e);
+    const facts = new Map<string, FactValue>();
+    if (needed.length > 0) {
+      const rows: Array<{ scope: string; fact_key: string; value: string }> = await q(
+        `SELECT scope, fact_key, value FROM notification_inbox_facts WHERE ${needed.map(() => '(scope = ? AND fact_key = ?)').join(' OR ')}`,
+        needed.flatMap((k) => [k.scope, k.key]),
+      );
+      for (const r of rows) facts.set(factId({ scope: r.scope as never, key: r.fact_key }), JSON.parse(r.value) as FactValue);
+    }
+    for (const change of plan(e, facts)) {
+      switch (change.kind) {
+        case 'notify': {
+          const n = change.draft;
+          await q(UPSERT_NOTIFICATION, [n.notification_uuid, n.profile_uuid, n.type, n.source, n.title, n.message, n.href, n.reference, n.at, n.at, n.position, n.event_id]);
+          break;
+        }
+        case 'fact':
+          if (change.value === null) await q('DELETE FROM notification_inbox_facts WHERE scope = ? AND fact_key = ?', [change.scope, change.key]);
+          else await q(UPSERT_FACT, [change.scope, change.key, JSON.stringify(change.value)]);
+          break;
+        case 'read':
+          await q("UPDATE notification_inbox SET status = 'READ', updated_at = ? WHERE notification_uuid = ? AND profile_uuid = ? AND status = 'UNREAD'", [change.at, change.notification_uuid, change.profile_uuid]);
+          break;
+        case 'archive':
+          await q("UPDATE notification_inbox SET status = 'ARCHIVED', updated_at = ? WHERE notification_uuid = ? AND profile_uuid = ? AND status <> 'ARCHIVED'", [change.at, change.notification_uuid, change.profile_uuid]);
+          break;
+        case 'read-all':
+          // Log order decides what "all" is: every notification folded before this event.
+          await q("UPDATE notification_inbox SET status = 'READ', updated_at = ? WHERE profile_uuid = ? AND status = 'UNREAD'", [change.at, change.profile_uuid]);
+          break;
+      }
+    }
+  }
+
+  async reset(tx: EntityManager): Promise<void> {
+    for (const t of ['notification_inbox_facts', 'notification_inbox']) await tx.query(`DELETE FROM ${t}`);
+  }
+}
+
+export const notificationInboxReadModel: ReadModelDefinition = {
+  name: NOTIFICATION_INBOX,
+  entities: [],
+  migrations: [NotificationInbox1764000007100],
+  projector: NotificationInboxProjector,
+};

@@ -1,0 +1,17 @@
+/** Requests of the notification routes: the id in the path, the list's filter and page. */
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, Matches } from 'class-validator';
+import { PageQuery } from '../../../platform/http/pagination';
+import { NOTIFICATION_STATUSES, type NotificationStatus } from '../domain/notification';
+
+export class NotificationParam {
+  @Matches(/^[0-9a-f]{32}$/, { message: 'notification id must be 32 lowercase hex characters' })
+  n!: string;
+}
+
+export class NotificationListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: NOTIFICATION_STATUSES, description: 'Only notifications in this status; omitted: UNREAD and READ (the inbox without the archive).' })
+  @IsOptional()
+  @IsIn(NOTIFICATION_STATUSES, { message: `status must be one of ${NOTIFICATION_STATUSES.join(', ')}` })
+  status?: NotificationStatus;
+}

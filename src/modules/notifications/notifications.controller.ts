@@ -1,0 +1,68 @@
+/** Notification routes (`/api/v1/notifications…`, PLATFORM.md section 6): the caller's own inbox only. */
+import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { pageLimit } from '../../platform/http/pagination';
+import { ProjectionRunner } from '../../platform/projections/projection-runner';
+import { ArchiveNotification, MarkAllNotificationsRead, MarkNotificationRead } from './commands';
+import type { AccountNotification, AccountNotificationPage } from './domain/notification';
+import { NotificationListQuery, NotificationParam } from './dto/notifications.dto';
+import { CountUnread, GetNotification, ListNotifications } from './queries';
+
+export const NOTIFICATION_PAGE = { default: 50, max: 200 };
+
+@ApiTags('Notifications')
+@ApiBearerAuth()
+@Controller('api/v1/notifications')
+export class NotificationsController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    private readonly runner: ProjectionRunner,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  /** A command's answer is read back once the inbox projector has folded the command's own event. */
+  private async readBack<T>(query: object): Promise<T> {
+    await this.runner.waitForOwnWrites(this.config.readYourWritesTimeoutMs);
+    return this.queryBus.execute(query);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'AccountNotificationPage: the caller\'s notifications, newest first; `status` filters (default: UNREAD and READ).' })
+  list(@Query() q: NotificationListQuery, @CurrentPrincipal() principal: Principal): Promise<AccountNotificationPage> {
+    return this.queryBus.execute(new ListNotifications(principal, q.status, pageLimit(q.limit, NOTIFICATION_PAGE), q.cursor));
+  }
+
+  @Post('read-all')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Marks every notification that has arrived READ (archived ones stay ARCHIVED); answers the unread count after.' })
+  async readAll(@CurrentPrincipal() principal: Principal): Promise<{ unreadCount: number }> {
+    await this.commandBus.execute(new MarkAllNotificationsRead(principal));
+    return this.readBack(new CountUnread(principal));
+  }
+
+  @Get(':n')
+  @ApiOperation({ summary: 'One AccountNotification of the caller (another account\'s is 404).' })
+  get(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
+    return this.queryBus.execute(new GetNotification(principal, p.n));
+  }
+
+  @Post(':n/read')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'UNREAD → READ (already READ or ARCHIVED: unchanged); answers the AccountNotification.' })
+  async read(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
+    await this.commandBus.execute(new MarkNotificationRead(principal, p.n));
+    return this.readBack(new GetNotification(principal, p.n));
+  }
+
+  @Post(':n/archive')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Files the notification away (ARCHIVED): out of the default list and the unread count.' })
+  async archive(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
+    await this.commandBus.execute(new ArchiveNotification(principal, p.n));
+    return this.readBack(new GetNotification(principal, p.n));
+  }
+}

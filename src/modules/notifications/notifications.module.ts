@@ -1,0 +1,14 @@
+/**
+ * The account notification inbox: reads and the inbox commands. The notifications themselves come from the
+ * notification-inbox projector (projections/notification-inbox), which folds other modules' events.
+ */
+import { Module } from '@nestjs/common';
+import { ArchiveNotificationHandler, MarkAllNotificationsReadHandler, MarkNotificationReadHandler } from './commands';
+import { NotificationsController } from './notifications.controller';
+import { CountUnreadHandler, GetNotificationHandler, ListNotificationsHandler } from './queries';
+
+@Module({
+  controllers: [NotificationsController],
+  providers: [MarkNotificationReadHandler, MarkAllNotificationsReadHandler, ArchiveNotificationHandler, ListNotificationsHandler, GetNotificationHandler, CountUnreadHandler],
+})
+export class NotificationsModule {}
