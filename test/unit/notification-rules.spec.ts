@@ -98,11 +98,14 @@ describe('identity rules', () => {
 
   it('remembers at most MAX_KNOWN_DEVICES devices per account', () => {
     const inbox = new Inbox();
-    for (let i = 0; i < MAX_KNOWN_DEVICES + 5; i++) inbox.emit('SessionStarted', `identity-session-${hex(`d${i}`)}`, session(P1, { name: `Client ${i}`, platform: 'Linux' }, i));
+    for (let i = 0; i < MAX_KNOWN_DEVICES + 5; i++) inbox.emit('SessionStarted', `identity-session-${hex(`d${i}`)}`, session(P1, { name: `Client-${i}`, platform: 'Linux' }, i));
     expect((inbox.facts.get(`devices/${P1}`)!.known as string[])).toHaveLength(MAX_KNOWN_DEVICES);
     expect(inbox.of(P1)).toHaveLength(MAX_KNOWN_DEVICES + 4);
     expect(deviceKey(FIREFOX)).toBe(deviceKey({ ...FIREFOX }));
     expect(deviceKey(FIREFOX)).not.toBe(deviceKey(SAFARI));
+    // A browser or OS update is the same device.
+    expect(deviceKey({ name: 'Chrome 124', platform: 'macOS 14' })).toBe(deviceKey({ name: 'Chrome 125', platform: 'macOS 15' }));
+    expect(deviceKey({ name: 'Chrome 124', platform: 'macOS 14' })).not.toBe(deviceKey({ name: 'Chrome 124', platform: 'Windows 10' }));
   });
 
   it('one alert for a burst of failed sign-ins within the window; not for slow failures or missing codes', () => {
@@ -376,6 +379,9 @@ describe('text and ids', () => {
     expect(shortRef(42)).toBe('an unknown destination');
     expect(untrusted('  a\u0000b\nc  ')).toBe('a b c');
     expect(untrusted(undefined, 10, 'none')).toBe('none');
+    // A lowercase base32 secret (TOTP-style) is redacted; an ordinary long word is not.
+    expect(untrusted('seed jbswy3dpehpk3pxp here')).toBe(`seed ${REDACTED} here`);
+    expect(untrusted('internationalization works')).toBe('internationalization works');
     expect(untrusted('x'.repeat(100), 10)).toBe(`${'x'.repeat(9)}…`);
     for (const secret of [`hcsu_${'Q'.repeat(43)}`, 'Bearer abcdefghijklmnopqrstuvwxyz', HASH64, 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', '123456', 'abcd-efgh-ijkl', 'password=hunter22', 'eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl']) {
       expect([secret, untrusted(`Client ${secret} 1`, 200)]).toEqual([secret, expect.not.stringContaining(secret)]);

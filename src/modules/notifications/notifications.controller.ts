@@ -24,10 +24,12 @@ export class NotificationsController {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
-  /** A command's answer is read back once the inbox projector has folded the command's own event. */
-  private async readBack<T>(query: object): Promise<T> {
-    await this.runner.waitForOwnWrites(this.config.readYourWritesTimeoutMs);
-    return this.queryBus.execute(query);
+  /**
+   * A command's answer read back once the inbox projector has folded the command's own event; past the wait the
+   * change still happened and the answer is 202 with what the command knows (ProjectionRunner.readBack).
+   */
+  private readBack<T>(query: object, pending: () => T | Promise<T>): Promise<T> {
+    return this.runner.readBack(() => this.queryBus.execute(query), pending, this.config.readYourWritesTimeoutMs);
   }
 
   @Get()
@@ -41,7 +43,8 @@ export class NotificationsController {
   @ApiOperation({ summary: 'Marks every notification that has arrived READ (archived ones stay ARCHIVED); answers the unread count after.' })
   async readAll(@CurrentPrincipal() principal: Principal): Promise<{ unreadCount: number }> {
     await this.commandBus.execute(new MarkAllNotificationsRead(principal));
-    return this.readBack(new CountUnread(principal));
+    // Pending: everything that had arrived is read now.
+    return this.readBack(new CountUnread(principal), () => ({ unreadCount: 0 }));
   }
 
   @Get(':n')
@@ -55,7 +58,10 @@ export class NotificationsController {
   @ApiOperation({ summary: 'UNREAD → READ (already READ or ARCHIVED: unchanged); answers the AccountNotification.' })
   async read(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
     await this.commandBus.execute(new MarkNotificationRead(principal, p.n));
-    return this.readBack(new GetNotification(principal, p.n));
+    return this.readBack(new GetNotification(principal, p.n), async () => {
+      const before: AccountNotification = await this.queryBus.execute(new GetNotification(principal, p.n));
+      return { ...before, status: before.status === 'UNREAD' ? 'READ' : before.status };
+    });
   }
 
   @Post(':n/archive')
@@ -63,6 +69,6 @@ export class NotificationsController {
   @ApiOperation({ summary: 'Files the notification away (ARCHIVED): out of the default list and the unread count.' })
   async archive(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
     await this.commandBus.execute(new ArchiveNotification(principal, p.n));
-    return this.readBack(new GetNotification(principal, p.n));
+    return this.readBack(new GetNotification(principal, p.n), async () => ({ ...((await this.queryBus.execute(new GetNotification(principal, p.n))) as AccountNotification), status: 'ARCHIVED' as const }));
   }
 }

@@ -171,7 +171,7 @@ export class ProjectionRunner {
    * command has still succeeded, so the answer is `pending()` (what the command itself knows) and the response goes
    * out as 202 with X-Position (PLATFORM.md section 1): never a 404 for what was just written, never a lost secret.
    */
-  async readBack<T>(read: () => Promise<T>, pending: () => T, timeoutMs: number): Promise<T> {
+  async readBack<T>(read: () => Promise<T>, pending: () => T | Promise<T>, timeoutMs: number): Promise<T> {
     return (await this.waitForOwnWrites(timeoutMs)) ? read() : pending();
   }
 

@@ -266,8 +266,12 @@ export function foldSignInFailure(state: SignInFailures | undefined, at: string)
   return { state: { recent, alerted_at: last }, alert: null };
 }
 
+/** "Chrome 124" → "Chrome", "macOS 14" → "macOS": a browser or OS update is not a new device. */
+const family = (text: string | undefined): string => (text ?? '').replace(/(\s+v?\d[\w.]*)+$/i, '').trim();
+
+/** A device as the account knows it: client and platform families, versions left out. */
 export const deviceKey = (device: Partial<Device> | undefined): string =>
-  createHash('sha256').update(`${device?.name ?? ''}\n${device?.platform ?? ''}`, 'utf8').digest('hex').slice(0, 32);
+  createHash('sha256').update(`${family(device?.name)}\n${family(device?.platform)}`, 'utf8').digest('hex').slice(0, 32);
 
 function identity(e: SourceEvent, facts: Facts): InboxChange[] {
   const account = from(e, PREFIX.account);

@@ -17,6 +17,8 @@ const SECRET_SHAPES: readonly RegExp[] = [
   // Long base64 runs with letters and digits (keys, secrets), and base32 runs (TOTP secrets).
   /(?<![A-Za-z0-9+/-])(?=[A-Za-z0-9+/-]*\d)(?=[A-Za-z0-9+/-]*[A-Za-z])[A-Za-z0-9+/-]{24,}={0,2}/g,
   /\b[A-Z2-7]{16,}=*(?![A-Za-z0-9])/g,
+  // Lowercase base32 too, when it has the digits base32 uses (ordinary long words have none).
+  /\b(?=[a-z2-7]*[2-7])[a-z2-7]{16,}=*(?![A-Za-z0-9])/g,
   // One-time codes: 6 to 10 digits standing alone (TOTP codes, recovery codes' digit groups).
   /(?<![\d.])\d{6,10}(?![\d.])/g,
   // Recovery-code-like groups: xxxx-xxxx-xxxx.
@@ -37,7 +39,7 @@ export function untrusted(value: unknown, max = 80, fallback = 'unknown'): strin
   return text || fallback;
 }
 
-/** True when the text holds nothing secret-shaped (what tests and the projector's own guard check). */
+/** True when the text holds nothing secret-shaped (what the tests check of every notification they see). */
 export function looksSecretFree(text: string): boolean {
   return SECRET_SHAPES.every((shape) => {
     shape.lastIndex = 0;
