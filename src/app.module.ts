@@ -4,6 +4,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AgenticMemoryModule } from './modules/agentic-memory/agentic-memory.module';
 import { AiWalletsModule } from './modules/ai-wallets/ai-wallets.module';
+import { AuditModule } from './modules/audit/audit.module';
 import { IdentityModule } from './modules/identity/identity.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { TradingModule } from './modules/trading/trading.module';
@@ -27,7 +28,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, NotificationsModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, NotificationsModule, AuditModule];
 
 @Module({})
 export class AppModule {

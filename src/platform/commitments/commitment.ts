@@ -83,6 +83,50 @@ export interface ChainBreak {
   event_id: string;
   revision: bigint;
   reason: string;
+  /** Which check failed: the revision sequence, the link to the previous event, or the event's own commitment. */
+  kind: 'revision' | 'previous_event_commitment' | 'event_commitment';
+  /**
+   * The hashes compared. `event_commitment`: expected = recomputed from the event's content, found = stored.
+   * `previous_event_commitment` and `revision`: expected = the previous event's commitment (null at revision 0),
+   * found = the event's stored previous_event_commitment.
+   */
+  expected: string | null;
+  found: string | null;
+  /** For `revision`: the revision the chain expected at this place. */
+  expected_revision?: bigint;
+}
+
+export type LinkBreak = Omit<ChainBreak, 'index'>;
+
+/**
+ * One link of a stream's chain, the check every verifier shares (verifyStreamChain below, the audit CLI's
+ * commit-order replay, the AI-wallet activity check): `e` must be the revision after `previous` (0 without one),
+ * point at its commitment, and its own commitment must recompute from its content. `recomputed` is that commitment.
+ */
+export function checkChainLink(
+  e: CommittedFields & { event_commitment: string },
+  previous: { revision: bigint; event_commitment: string } | null,
+): { recomputed: string; broken: LinkBreak | null } {
+  const recomputed = eventCommitment(e);
+  const expectedRevision = previous ? previous.revision + 1n : 0n;
+  const expectedPrev = previous ? previous.event_commitment : null;
+  const at = { event_id: e.event_id, revision: e.revision };
+  if (e.revision !== expectedRevision) {
+    return {
+      recomputed,
+      broken: { ...at, kind: 'revision', reason: `revision gap: expected ${expectedRevision}`, expected: expectedPrev, found: e.previous_event_commitment, expected_revision: expectedRevision },
+    };
+  }
+  if (e.previous_event_commitment !== expectedPrev) {
+    return {
+      recomputed,
+      broken: { ...at, kind: 'previous_event_commitment', reason: 'previous_event_commitment does not match the previous event', expected: expectedPrev, found: e.previous_event_commitment },
+    };
+  }
+  if (recomputed !== e.event_commitment) {
+    return { recomputed, broken: { ...at, kind: 'event_commitment', reason: 'event_commitment does not match the event content', expected: recomputed, found: e.event_commitment } };
+  }
+  return { recomputed, broken: null };
 }
 
 /**
@@ -96,17 +140,8 @@ export function verifyStreamChain(
   let prev = previous;
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
-    const expectedRevision = prev ? prev.revision + 1n : 0n;
-    if (e.revision !== expectedRevision) {
-      return { index: i, event_id: e.event_id, revision: e.revision, reason: `revision gap: expected ${expectedRevision}` };
-    }
-    const expectedPrev = prev ? prev.event_commitment : null;
-    if (e.previous_event_commitment !== expectedPrev) {
-      return { index: i, event_id: e.event_id, revision: e.revision, reason: 'previous_event_commitment does not match the previous event' };
-    }
-    if (eventCommitment(e) !== e.event_commitment) {
-      return { index: i, event_id: e.event_id, revision: e.revision, reason: 'event_commitment does not match the event content' };
-    }
+    const { broken } = checkChainLink(e, prev);
+    if (broken) return { index: i, ...broken };
     prev = { revision: e.revision, event_commitment: e.event_commitment };
   }
   return null;

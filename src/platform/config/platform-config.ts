@@ -114,6 +114,22 @@ export class EnvironmentVariables {
   /** Ed25519 private key (base64 of its 32-byte seed) signing agentic memory manifests; unset: manifests say UNSIGNED. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'MEMORY_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
   MEMORY_SIGNING_KEY?: string;
+
+  /** Ed25519 private key (base64 of its 32-byte seed) signing audit checkpoints; unset: generated once into DATA_DIR/audit-signing.key. */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'AUDIT_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
+  AUDIT_SIGNING_KEY?: string;
+
+  /** Whether this node runs the audit checkpointer (one node at a time holds its lease). */
+  @Transform(toBool) @IsBoolean()
+  AUDIT_CHECKPOINTS = true;
+
+  /** A signed checkpoint after this many new events of the global log... */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  AUDIT_CHECKPOINT_EVERY_EVENTS = 1000;
+
+  /** ...or this long after the previous one when fewer arrived (ms; nothing new, no checkpoint). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(24 * 3600 * 1000)
+  AUDIT_CHECKPOINT_INTERVAL_MS = 60_000;
 }
 
 export interface PlatformConfig {
@@ -149,6 +165,10 @@ export interface PlatformConfig {
   aiWalletIntentTtlSeconds: number;
   aiWalletExpirySweepMs: number;
   memorySigningKey?: string;
+  auditSigningKey?: string;
+  auditCheckpoints: boolean;
+  auditCheckpointEveryEvents: number;
+  auditCheckpointIntervalMs: number;
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -156,7 +176,7 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'MEMORY_SIGNING_KEY'];
+  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
@@ -201,6 +221,10 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     aiWalletIntentTtlSeconds: env.AI_WALLET_INTENT_TTL_SECONDS,
     aiWalletExpirySweepMs: env.AI_WALLET_EXPIRY_SWEEP_MS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
+    auditSigningKey: env.AUDIT_SIGNING_KEY,
+    auditCheckpoints: env.AUDIT_CHECKPOINTS,
+    auditCheckpointEveryEvents: env.AUDIT_CHECKPOINT_EVERY_EVENTS,
+    auditCheckpointIntervalMs: env.AUDIT_CHECKPOINT_INTERVAL_MS,
   };
 }
 

@@ -1,0 +1,18 @@
+/**
+ * The audit module (docs/audit.md): the global chain's signed checkpoints, the AUDITOR role, and the routes that
+ * serve raw events and checkpoints. The offline verifier and export are `src/cli/audit.ts`, on this module's pure
+ * domain/ and sources.ts. Nothing else depends on the module: the write path is untouched, and the checkpoints reach
+ * other consumers as events of the stream `audit-checkpoints`.
+ */
+import { Module } from '@nestjs/common';
+import { AuditController } from './audit.controller';
+import { GrantAuditorHandler, RevokeAuditorHandler } from './audit.commands';
+import { AuditAccess, GetLatestCheckpointHandler, ListAuditorsHandler, ListStreamEventsHandler } from './audit.queries';
+import { AuditCheckpointer } from './checkpointer';
+
+@Module({
+  controllers: [AuditController],
+  providers: [AuditAccess, AuditCheckpointer, GetLatestCheckpointHandler, ListStreamEventsHandler, ListAuditorsHandler, GrantAuditorHandler, RevokeAuditorHandler],
+  exports: [AuditCheckpointer],
+})
+export class AuditModule {}
