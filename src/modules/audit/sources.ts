@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { EventMetadata, EventStore, RecordedEvent } from '../../platform/event-store/event-store.port';
+import type { EventRow } from '../../platform/event-store/sqlite/sqlite.event-store';
 import type { JsonObject } from '../../platform/commitments/json';
 import { CHECKPOINT_STREAM } from './domain/checkpoint';
 import { parseLine, type ExportRecord } from './domain/export-format';
@@ -31,18 +32,6 @@ export interface AuditSource {
 
 const PAGE = 2000;
 
-interface EventRow {
-  position: bigint;
-  event_id: string;
-  stream: string;
-  revision: bigint;
-  type: string;
-  occurred_at: string;
-  data: string;
-  metadata: string;
-  event_commitment: string;
-  previous_event_commitment: string | null;
-}
 
 function parseObject(text: unknown): { value: Record<string, unknown> | null; raw?: string } {
   if (typeof text !== 'string') return { value: null, raw: String(text) };

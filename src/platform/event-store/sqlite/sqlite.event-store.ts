@@ -35,7 +35,8 @@ interface PendingAppend {
   reject(error: unknown): void;
 }
 
-interface EventRow {
+/** A row of the `events` table as SQLite returns it (safe integers; data and metadata as JSON text). */
+export interface EventRow {
   position: bigint;
   event_id: string;
   stream: string;
