@@ -12,6 +12,9 @@ module.exports = {
     '^.+\\.js$': transpileOnly({ isolatedModules: true, allowJs: true, module: 'commonjs', target: 'es2022' }),
   },
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+  // A real Kafka broker for the Kafka suites (test/infra/kafka): started unless KAFKA_BROKERS names one, stopped after.
+  globalSetup: '<rootDir>/test/infra/kafka/global-setup.js',
+  globalTeardown: '<rootDir>/test/infra/kafka/global-teardown.js',
   reporters: ['default', '<rootDir>/test/infra/summary-reporter.js'],
   maxWorkers: 2,
   testTimeout: 30000,

@@ -10,6 +10,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { BindingEvent } from '../../src/modules/ai-wallets/domain/binding';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
 export interface BudgetHoldRow {
   intent_uuid: string;
@@ -48,34 +49,75 @@ export class AiWalletBudgets1764000003200 implements MigrationInterface {
   }
 }
 
-export class WalletBudgetProjector implements Projector {
+/** The budgets' outbox (src/platform/outbox): each change of a reservation row, for Kafka. */
+export class AiWalletBudgetsOutbox1764000009200 implements MigrationInterface {
+  name = 'AiWalletBudgetsOutbox1764000009200';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_ai_wallet_budget_holds');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_ai_wallet_budget_holds');
+  }
+}
+
+/**
+ * A reservation as the budgets topic carries it: the row itself (a budget is the sum of its binding's rows of the
+ * UTC day and month that still count — not ended: REJECTED or EXPIRED — exactly what the budget query computes).
+ */
+export function budgetHoldView(row: BudgetHoldRow): BudgetHoldRow {
+  return {
+    intent_uuid: row.intent_uuid,
+    binding_uuid: row.binding_uuid,
+    asset_code: row.asset_code,
+    amount: row.amount,
+    day: row.day,
+    month: row.month,
+    state: row.state,
+    expires_at: row.expires_at,
+  };
+}
+
+/** Reservations per intent. With Kafka on, every change of a row also goes to the outbox, keyed by intent_uuid. */
+export class WalletBudgetProjector implements Projector, PublishingProjector {
   readonly name = 'ai-wallet-budgets';
   readonly handles = ['AiWalletIntentReserved', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled'] as const;
+  readonly outbox = new ProjectionOutbox('ai-wallet-budgets', 'outbox_ai_wallet_budget_holds');
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     const e = { type: event.type, data: event.data } as BindingEvent;
+    let changed: string;
     switch (e.type) {
       case 'AiWalletIntentReserved': {
         const { intent, reservation: r } = e.data;
         await q('INSERT INTO ai_wallet_budget_holds (intent_uuid, binding_uuid, asset_code, amount, day, month, state, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
           intent.intent_uuid, intent.binding_uuid, r.asset_code, r.amount, r.day, r.month, intent.state, intent.expires_at,
         ]);
-        return;
+        changed = intent.intent_uuid;
+        break;
       }
       case 'AiWalletApprovalApproved':
         await q('UPDATE ai_wallet_budget_holds SET state = ?, expires_at = ? WHERE intent_uuid = ?', ['APPROVED', e.data.intent_expires_at, e.data.intent_uuid]);
-        return;
+        changed = e.data.intent_uuid;
+        break;
       case 'AiWalletApprovalRejected':
         await q('UPDATE ai_wallet_budget_holds SET state = ? WHERE intent_uuid = ?', ['REJECTED', e.data.intent_uuid]);
-        return;
+        changed = e.data.intent_uuid;
+        break;
       case 'AiWalletIntentExpired':
         await q('UPDATE ai_wallet_budget_holds SET state = ? WHERE intent_uuid = ?', ['EXPIRED', e.data.intent_uuid]);
-        return;
+        changed = e.data.intent_uuid;
+        break;
       case 'AiWalletIntentSettled':
         await q('UPDATE ai_wallet_budget_holds SET state = ? WHERE intent_uuid = ?', ['SETTLED', e.data.intent_uuid]);
+        changed = e.data.intent_uuid;
+        break;
+      default:
         return;
     }
+    if (!this.outbox.enabled) return;
+    const [row] = (await q('SELECT * FROM ai_wallet_budget_holds WHERE intent_uuid = ?', [changed])) as BudgetHoldRow[];
+    if (row) await this.outbox.put(tx, { key: row.intent_uuid, value: budgetHoldView(row), position: event.position, event_id: event.event_id, headers: { binding_uuid: row.binding_uuid } });
   }
 
   async reset(tx: EntityManager): Promise<void> {
@@ -86,6 +128,6 @@ export class WalletBudgetProjector implements Projector {
 export const aiWalletBudgetsReadModel: ReadModelDefinition = {
   name: 'ai-wallet-budgets',
   entities: [],
-  migrations: [AiWalletBudgets1764000003200],
+  migrations: [AiWalletBudgets1764000003200, AiWalletBudgetsOutbox1764000009200],
   projector: WalletBudgetProjector,
 };

@@ -13,6 +13,8 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { factId, factsNeeded, HANDLED_EVENT_TYPES, plan, type FactValue, type SourceEvent } from '../../src/modules/notifications/domain/rules';
+import { notificationView } from '../../src/modules/notifications/queries';
+import { changedRows, createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
 export const NOTIFICATION_INBOX = 'notification-inbox';
 
@@ -79,6 +81,17 @@ export class NotificationInbox1764000007100 implements MigrationInterface {
   }
 }
 
+/** The inbox's outbox (src/platform/outbox): each change of a notification, as its AccountNotification, for Kafka. */
+export class NotificationInboxOutbox1764000009300 implements MigrationInterface {
+  name = 'NotificationInboxOutbox1764000009300';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_notification_inbox');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_notification_inbox');
+  }
+}
+
 const UPSERT_NOTIFICATION = `INSERT INTO notification_inbox
   (notification_uuid, profile_uuid, type, source, status, title, message, href, reference, created_at, updated_at, position, event_id)
   VALUES (?, ?, ?, ?, 'UNREAD', ?, ?, ?, ?, ?, ?, ?, ?)
@@ -86,12 +99,28 @@ const UPSERT_NOTIFICATION = `INSERT INTO notification_inbox
     message = excluded.message, href = excluded.href, reference = excluded.reference, updated_at = excluded.updated_at`;
 const UPSERT_FACT = 'INSERT INTO notification_inbox_facts (scope, fact_key, value) VALUES (?, ?, ?) ON CONFLICT (scope, fact_key) DO UPDATE SET value = excluded.value';
 
-export class NotificationInboxProjector implements Projector {
+/**
+ * With Kafka on, every notification the projector creates or changes also goes to the outbox as the AccountNotification
+ * the API shows, keyed by notification_uuid, the owner in the `profile_uuid` header: the changing statements then end
+ * in RETURNING, which tells which rows a read-all touched.
+ */
+export class NotificationInboxProjector implements Projector, PublishingProjector {
   readonly name = NOTIFICATION_INBOX;
   readonly handles = HANDLED_EVENT_TYPES;
+  readonly outbox = new ProjectionOutbox(NOTIFICATION_INBOX, 'outbox_notification_inbox');
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
+    // Kafka off: the statement as it always was. On: the same statement, and the rows it changed into the outbox.
+    const write = async (sql: string, params: unknown[]): Promise<void> => {
+      if (!this.outbox.enabled) {
+        await q(sql, params);
+        return;
+      }
+      for (const row of await changedRows<NotificationRow>(tx, `${sql} RETURNING *`, params)) {
+        await this.outbox.put(tx, { key: row.notification_uuid, value: notificationView(row), position: event.position, event_id: event.event_id, headers: { profile_uuid: row.profile_uuid } });
+      }
+    };
     const e: SourceEvent = {
       event_id: event.event_id,
       type: event.type,
@@ -113,7 +142,7 @@ export class NotificationInboxProjector implements Projector {
       switch (change.kind) {
         case 'notify': {
           const n = change.draft;
-          await q(UPSERT_NOTIFICATION, [n.notification_uuid, n.profile_uuid, n.type, n.source, n.title, n.message, n.href, n.reference, n.at, n.at, n.position, n.event_id]);
+          await write(UPSERT_NOTIFICATION, [n.notification_uuid, n.profile_uuid, n.type, n.source, n.title, n.message, n.href, n.reference, n.at, n.at, n.position, n.event_id]);
           break;
         }
         case 'fact':
@@ -121,14 +150,14 @@ export class NotificationInboxProjector implements Projector {
           else await q(UPSERT_FACT, [change.scope, change.key, JSON.stringify(change.value)]);
           break;
         case 'read':
-          await q("UPDATE notification_inbox SET status = 'READ', updated_at = ? WHERE notification_uuid = ? AND profile_uuid = ? AND status = 'UNREAD'", [change.at, change.notification_uuid, change.profile_uuid]);
+          await write("UPDATE notification_inbox SET status = 'READ', updated_at = ? WHERE notification_uuid = ? AND profile_uuid = ? AND status = 'UNREAD'", [change.at, change.notification_uuid, change.profile_uuid]);
           break;
         case 'archive':
-          await q("UPDATE notification_inbox SET status = 'ARCHIVED', updated_at = ? WHERE notification_uuid = ? AND profile_uuid = ? AND status <> 'ARCHIVED'", [change.at, change.notification_uuid, change.profile_uuid]);
+          await write("UPDATE notification_inbox SET status = 'ARCHIVED', updated_at = ? WHERE notification_uuid = ? AND profile_uuid = ? AND status <> 'ARCHIVED'", [change.at, change.notification_uuid, change.profile_uuid]);
           break;
         case 'read-all':
           // Log order decides what "all" is: every notification folded before this event.
-          await q("UPDATE notification_inbox SET status = 'READ', updated_at = ? WHERE profile_uuid = ? AND status = 'UNREAD'", [change.at, change.profile_uuid]);
+          await write("UPDATE notification_inbox SET status = 'READ', updated_at = ? WHERE profile_uuid = ? AND status = 'UNREAD'", [change.at, change.profile_uuid]);
           break;
       }
     }
@@ -142,6 +171,6 @@ export class NotificationInboxProjector implements Projector {
 export const notificationInboxReadModel: ReadModelDefinition = {
   name: NOTIFICATION_INBOX,
   entities: [],
-  migrations: [NotificationInbox1764000007100],
+  migrations: [NotificationInbox1764000007100, NotificationInboxOutbox1764000009300],
   projector: NotificationInboxProjector,
 };

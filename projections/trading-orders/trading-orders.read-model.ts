@@ -5,6 +5,8 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { ORDER_WIRE_COLUMNS, orderWire, type OrderWireRow } from '../../src/modules/trading/order-wire';
 import type { OrderPlacement } from '../../src/modules/trading/domain/order';
 import type {
   OrderCancelledData,
@@ -148,6 +150,17 @@ export class TradingOrdersEngineState1764000002110 implements MigrationInterface
   }
 }
 
+/** The order list's outbox (src/platform/outbox): each change of an order row, as its Order record, for Kafka. */
+export class TradingOrdersOutbox1764000009100 implements MigrationInterface {
+  name = 'TradingOrdersOutbox1764000009100';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_mtf_orders');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_mtf_orders');
+  }
+}
+
 /**
  * The row of a just-accepted order. OrderAccepted events stored before the placement grew trigger_price,
  * reduce_only and channel lack them: missing reads as null / false / 'MTF'.
@@ -194,20 +207,29 @@ export function acceptedOrderRow(p: Partial<OrderPlacement> & Pick<OrderPlacemen
 
 const ROW_COLUMNS = Object.keys(acceptedOrderRow({ order_uuid: '', order_size: '' }, '', 0n)) as Array<keyof OrderRow>;
 const INSERT_ORDER = `INSERT INTO mtf_orders (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
+const SELECT_PUBLISHED = `SELECT ${[...ORDER_WIRE_COLUMNS, 'profile_uuid', 'tenant_uuid'].join(', ')} FROM mtf_orders WHERE order_uuid = ?`;
 
-/** Accepted orders (order streams) and what the market's engine decided about them (engine streams). */
-export class TradingOrdersProjector implements Projector {
+/**
+ * Accepted orders (order streams) and what the market's engine decided about them (engine streams). With Kafka on,
+ * every change of a row also goes to the outbox as the order's Order record (what the order list shows), keyed by
+ * order_uuid, with the owner in the headers.
+ */
+export class TradingOrdersProjector implements Projector, PublishingProjector {
   readonly name = 'trading-orders';
   readonly handles = ['OrderAccepted', 'OrderCancelRequested', 'OrderOpened', 'StopOrderTriggered', 'TradeExecuted', 'OrderFilled', 'OrderCancelled', 'OrderRested'] as const;
+  readonly outbox = new ProjectionOutbox('trading-orders', 'outbox_mtf_orders');
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const at = event.occurred_at;
-    const update = (set: string, params: unknown[], orderUuid: string) =>
-      tx.query(portableSql(tx, `UPDATE mtf_orders SET ${set}, updated_at = ?, wire_version = wire_version + 1 WHERE order_uuid = ?`), [...params, at, orderUuid]);
+    const update = async (set: string, params: unknown[], orderUuid: string) => {
+      await tx.query(portableSql(tx, `UPDATE mtf_orders SET ${set}, updated_at = ?, wire_version = wire_version + 1 WHERE order_uuid = ?`), [...params, at, orderUuid]);
+      await this.publish(tx, event, orderUuid);
+    };
     switch (event.type) {
       case 'OrderAccepted': {
         const row = acceptedOrderRow(event.data as unknown as OrderPlacement, at, event.position);
         await tx.query(portableSql(tx, INSERT_ORDER), ROW_COLUMNS.map((c) => row[c]));
+        await this.publish(tx, event, row.order_uuid, row);
         return;
       }
       case 'OrderCancelRequested':
@@ -225,8 +247,8 @@ export class TradingOrdersProjector implements Projector {
       }
       case 'TradeExecuted': {
         const d = event.data as unknown as TradeExecutedData;
-        await this.fill(tx, d.maker_order_uuid, d, d.maker_remaining, at);
-        await this.fill(tx, d.taker_order_uuid, d, d.taker_remaining, at);
+        if (await this.fill(tx, d.maker_order_uuid, d, d.maker_remaining, at)) await this.publish(tx, event, d.maker_order_uuid);
+        if (await this.fill(tx, d.taker_order_uuid, d, d.taker_remaining, at)) await this.publish(tx, event, d.taker_order_uuid);
         return;
       }
       case 'OrderFilled':
@@ -245,15 +267,25 @@ export class TradingOrdersProjector implements Projector {
     }
   }
 
-  /** One side of a trade: `filled` accumulates exactly (fixed18), `remaining` is the engine's. */
-  private async fill(tx: EntityManager, orderUuid: string, d: TradeExecutedData, remaining: string, at: string): Promise<void> {
+  /** The row's new state into the outbox (Kafka on): read back after the change, or the row just inserted. */
+  private async publish(tx: EntityManager, event: RecordedEvent, orderUuid: string, inserted?: OrderRow): Promise<void> {
+    if (!this.outbox.enabled) return;
+    let row: (OrderWireRow & { profile_uuid: string; tenant_uuid: string }) | undefined = inserted;
+    if (!row) [row] = (await tx.query(portableSql(tx, SELECT_PUBLISHED), [orderUuid])) as Array<OrderWireRow & { profile_uuid: string; tenant_uuid: string }>;
+    if (!row) return;
+    await this.outbox.put(tx, { key: orderUuid, value: orderWire(row), position: event.position, event_id: event.event_id, headers: { profile_uuid: row.profile_uuid, tenant_uuid: row.tenant_uuid } });
+  }
+
+  /** One side of a trade: `filled` accumulates exactly (fixed18), `remaining` is the engine's. False: nothing changed. */
+  private async fill(tx: EntityManager, orderUuid: string, d: TradeExecutedData, remaining: string, at: string): Promise<boolean> {
     const found: Array<{ filled: string; trades: string }> = await tx.query(portableSql(tx, 'SELECT filled, trades FROM mtf_orders WHERE order_uuid = ?'), [orderUuid]);
-    if (found.length === 0) return;
+    if (found.length === 0) return false;
     const trades = JSON.parse(found[0].trades) as string[];
-    if (trades.includes(d.trade_uuid)) return;
+    if (trades.includes(d.trade_uuid)) return false;
     trades.push(d.trade_uuid);
     const filled = formatDecimal(parseDecimal(found[0].filled) + parseDecimal(d.size));
     await tx.query(portableSql(tx, 'UPDATE mtf_orders SET trades = ?, filled = ?, remaining = ?, updated_at = ?, wire_version = wire_version + 1 WHERE order_uuid = ?'), [JSON.stringify(trades), filled, remaining, at, orderUuid]);
+    return true;
   }
 
   async reset(tx: EntityManager): Promise<void> {
@@ -264,6 +296,6 @@ export class TradingOrdersProjector implements Projector {
 export const tradingOrdersReadModel: ReadModelDefinition = {
   name: 'trading-orders',
   entities: [],
-  migrations: [TradingOrders1764000002100, TradingOrdersEngineState1764000002110, TradingOrdersWireVersion1764000002120],
+  migrations: [TradingOrders1764000002100, TradingOrdersEngineState1764000002110, TradingOrdersWireVersion1764000002120, TradingOrdersOutbox1764000009100],
   projector: TradingOrdersProjector,
 };

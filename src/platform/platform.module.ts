@@ -1,6 +1,6 @@
 /**
  * What every module stands on: configuration, the event store (SQLite or EventStoreDB), the read-model database,
- * the projection runner, the command executor, idempotency, metrics and health.
+ * the projection runner, the command executor, idempotency, metrics and health, and the Kafka publisher.
  */
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
@@ -18,7 +18,10 @@ import { PlatformExceptionFilter } from './http/platform-exception.filter';
 import { PlatformValidationPipe } from './http/validation';
 import { HealthController } from './observability/health.controller';
 import { MetricsService } from './observability/metrics.service';
+import { KafkaPublisherService, PROJECTION_OUTBOXES } from './kafka/kafka-publisher.service';
+import { outboxOf, type ProjectionOutbox } from './outbox/outbox';
 import { ProjectionRunner } from './projections/projection-runner';
+import { PROJECTORS, type Projector } from './projections/projector';
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
 
@@ -66,14 +69,31 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
               readModels: options.readModels,
             }),
         },
+        // One instance of each projector; those that publish to Kafka write their outbox when KAFKA_BROKERS is set.
+        {
+          provide: PROJECTORS,
+          useFactory: (): Projector[] => {
+            const projectors = options.readModels.map((m) => new m.projector());
+            for (const p of projectors) {
+              const outbox = outboxOf(p);
+              if (outbox) outbox.enabled = Boolean(options.config.kafkaBrokers?.length);
+            }
+            return projectors;
+          },
+        },
+        {
+          provide: PROJECTION_OUTBOXES,
+          inject: [PROJECTORS],
+          useFactory: (projectors: Projector[]): ProjectionOutbox[] => projectors.map(outboxOf).filter((o): o is ProjectionOutbox => o !== null),
+        },
         {
           provide: ProjectionRunner,
-          inject: [EVENT_STORE, ReadModelDatabase, Logger],
-          useFactory: (store: EventStore, db: ReadModelDatabase, logger: Logger) =>
+          inject: [EVENT_STORE, ReadModelDatabase, Logger, PROJECTORS],
+          useFactory: (store: EventStore, db: ReadModelDatabase, logger: Logger, projectors: Projector[]) =>
             new ProjectionRunner(
               store,
               db,
-              options.readModels.map((m) => new m.projector()),
+              projectors,
               {
                 batchSize: options.config.projectionBatchSize,
                 logger: { info: (o, m) => logger.log(o, m), warn: (o, m) => logger.warn(o, m), error: (o, m) => logger.error(o, m) },
@@ -83,11 +103,12 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         { provide: IdempotencyStore, inject: [ReadModelDatabase], useFactory: (db: ReadModelDatabase) => new IdempotencyStore(db, options.config.idempotencyTtlSeconds) },
         CommandExecutor,
         MetricsService,
+        KafkaPublisherService,
         CommandPipelineInterceptor,
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineInterceptor, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineInterceptor, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 

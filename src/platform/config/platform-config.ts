@@ -8,7 +8,11 @@ import { resolve } from 'node:path';
 
 const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 const toBool = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+const toIntSigned = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
 const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
+
+/** `host:port` or `[ipv6]:port`, comma-separated, spaces allowed around the commas. */
+const KAFKA_BROKER_LIST = /^\s*(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5}\s*(,\s*(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5}\s*)*$/;
 
 export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test']) @IsOptional()
@@ -32,8 +36,41 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lowercase SQL identifier' })
   DATABASE_SCHEMA?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  /** Comma-separated `host:port` list (`[v6]:port` for IPv6 literals); set, events and projection changes go to Kafka. */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(KAFKA_BROKER_LIST, { message: 'KAFKA_BROKERS must be a comma-separated list of host:port' })
   KAFKA_BROKERS?: string;
+
+  /** Client id the Kafka producer and admin client announce. */
+  @IsString() @Matches(/^[A-Za-z0-9._-]{1,100}$/)
+  KAFKA_CLIENT_ID = 'trading-account-platform';
+
+  /** First segment of every topic name: `<prefix>.events.<module>`, `<prefix>.projections.<read-model>`, `<prefix>.audit.checkpoints`. */
+  @IsString() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'KAFKA_TOPIC_PREFIX must be 1-64 letters, digits, "_" or "-"' })
+  KAFKA_TOPIC_PREFIX = 'platform';
+
+  /** Partitions of the topics the platform creates (existing topics are left as they are). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  KAFKA_TOPIC_PARTITIONS = 3;
+
+  /** Replication factor of the topics the platform creates; -1 takes the broker's default.replication.factor. */
+  @Transform(toIntSigned) @IsInt() @Min(-1) @Max(32)
+  KAFKA_REPLICATION_FACTOR = -1;
+
+  /** retention.ms of the event and checkpoint topics the platform creates; -1 keeps them forever, like the log. */
+  @Transform(toIntSigned) @IsInt() @Min(-1)
+  KAFKA_EVENTS_RETENTION_MS = -1;
+
+  /** Whether this node runs the Kafka publisher and outbox relay (one node at a time holds each lease). */
+  @Transform(toBool) @IsBoolean()
+  KAFKA_PUBLISHER = true;
+
+  /** Events (or outbox rows) the publisher sends per batch at most. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  KAFKA_BATCH_SIZE = 500;
+
+  /** How often the relay looks at the projection outboxes when they were empty (ms). */
+  @Transform(toInt) @IsInt() @Min(10) @Max(60000)
+  KAFKA_OUTBOX_POLL_MS = 200;
 
   @Transform(emptyToUndefined) @IsOptional() @IsString()
   SMTP_URL?: string;
@@ -141,6 +178,14 @@ export interface PlatformConfig {
   databaseUrl?: string;
   databaseSchema?: string;
   kafkaBrokers?: string[];
+  kafkaClientId: string;
+  kafkaTopicPrefix: string;
+  kafkaTopicPartitions: number;
+  kafkaReplicationFactor: number;
+  kafkaEventsRetentionMs: number;
+  kafkaPublisher: boolean;
+  kafkaBatchSize: number;
+  kafkaOutboxPollMs: number;
   smtpUrl?: string;
   adminEmail?: string;
   adminPassword?: string;
@@ -197,6 +242,14 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     databaseUrl: env.DATABASE_URL,
     databaseSchema: env.DATABASE_SCHEMA,
     kafkaBrokers: env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaClientId: env.KAFKA_CLIENT_ID,
+    kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX,
+    kafkaTopicPartitions: env.KAFKA_TOPIC_PARTITIONS,
+    kafkaReplicationFactor: env.KAFKA_REPLICATION_FACTOR,
+    kafkaEventsRetentionMs: env.KAFKA_EVENTS_RETENTION_MS,
+    kafkaPublisher: env.KAFKA_PUBLISHER,
+    kafkaBatchSize: env.KAFKA_BATCH_SIZE,
+    kafkaOutboxPollMs: env.KAFKA_OUTBOX_POLL_MS,
     smtpUrl: env.SMTP_URL,
     adminEmail: env.ADMIN_EMAIL,
     adminPassword: env.ADMIN_PASSWORD,

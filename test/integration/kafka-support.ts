@@ -1,0 +1,137 @@
+/**
+ * Helpers for the Kafka suites (jest only; not part of the build). They run against a real broker: KAFKA_BROKERS,
+ * which jest's global setup (test/infra/kafka/global-setup.js) sets after starting one. A suite run without it
+ * fails with this message instead of skipping.
+ */
+import { Kafka, logLevel, type IHeaders } from 'kafkajs';
+import { hex32 } from '../support/events';
+
+export function testBrokers(): string[] {
+  const raw = process.env.KAFKA_BROKERS;
+  if (!raw) {
+    const why = process.env.KAFKA_TEST_BROKER_ERROR ? ` Reason: ${process.env.KAFKA_TEST_BROKER_ERROR}.` : '';
+    throw new Error(
+      `KAFKA_BROKERS is not set. The Kafka suites need a real broker: run them through jest (its global setup, test/infra/kafka/global-setup.js, starts one with test/infra/kafka/start.sh), or set KAFKA_BROKERS to a broker.${why}`,
+    );
+  }
+  return raw.split(',').map((b) => b.trim()).filter(Boolean);
+}
+
+/** A topic prefix of its own per test: suites and runs sharing a broker never read each other's messages. */
+export const topicPrefix = (): string => `t${hex32().slice(0, 12)}`;
+
+export interface Consumed {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: string | null;
+  headers: Record<string, string>;
+}
+
+function testKafka(brokers: string[]): Kafka {
+  return new Kafka({ clientId: 'platform-tests', brokers, logLevel: logLevel.NOTHING, connectionTimeout: 3000, retry: { retries: 5 } });
+}
+
+function headerStrings(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k] = Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
+  return out;
+}
+
+/** Every message the topic holds now (up to its high watermarks), partition by partition in offset order. */
+export async function readTopic(brokers: string[], topic: string, timeoutMs = 30_000): Promise<Consumed[]> {
+  const kafka = testKafka(brokers);
+  const admin = kafka.admin();
+  await admin.connect();
+  let offsets: Array<{ partition: number; high: string; low: string }>;
+  try {
+    const topics = await admin.listTopics();
+    if (!topics.includes(topic)) return [];
+    offsets = await admin.fetchTopicOffsets(topic);
+  } finally {
+    await admin.disconnect();
+  }
+  const pending = new Map(offsets.filter((o) => BigInt(o.high) > BigInt(o.low)).map((o) => [o.partition, BigInt(o.high)]));
+  if (pending.size === 0) return [];
+  const consumer = kafka.consumer({ groupId: `reader-${hex32()}`, sessionTimeout: 10_000, rebalanceTimeout: 10_000, heartbeatInterval: 500 });
+  const messages: Consumed[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`reading ${topic}: not at its end after ${timeoutMs} ms (${messages.length} messages read)`)), timeoutMs);
+      consumer
+        .run({
+          eachMessage: async ({ topic: t, partition, message }) => {
+            messages.push({ topic: t, partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, value: message.value?.toString('utf8') ?? null, headers: headerStrings(message.headers) });
+            const high = pending.get(partition);
+            if (high !== undefined && BigInt(message.offset) + 1n >= high) pending.delete(partition);
+            if (pending.size === 0) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return messages.sort((a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)));
+}
+
+/** Reads the topic again until `done` holds for what it holds (bounded: fails with what was last read). */
+export async function readTopicUntil(brokers: string[], topic: string, done: (messages: Consumed[]) => boolean, timeoutMs = 30_000): Promise<Consumed[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const messages = await readTopic(brokers, topic, timeoutMs);
+    if (done(messages)) return messages;
+    if (Date.now() > deadline) throw new Error(`${topic}: condition not met within ${timeoutMs} ms; ${messages.length} messages`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The topic's configuration entries (as the broker reports them). */
+export async function topicConfig(brokers: string[], topic: string): Promise<{ partitions: number; config: Record<string, string> }> {
+  const admin = testKafka(brokers).admin();
+  await admin.connect();
+  try {
+    const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+    const described = await admin.describeConfigs({ resources: [{ type: 2 /* TOPIC */, name: topic }], includeSynonyms: false });
+    const config = Object.fromEntries(described.resources[0].configEntries.map((c) => [c.configName, c.configValue]));
+    return { partitions: meta.topics[0].partitions.length, config };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Per key, the events in the order the topic holds them: what "per-key order" is checked on. */
+export function byKey(messages: Consumed[]): Map<string, Consumed[]> {
+  const keys = new Map<string, Consumed[]>();
+  for (const m of messages) {
+    const k = m.key ?? '';
+    let list = keys.get(k);
+    if (!list) keys.set(k, (list = []));
+    list.push(m);
+  }
+  return keys;
+}
+
+/**
+ * Checks values against the JSON Schemas of docs/schemas (what docs/kafka.md promises consumers). Ajv 2020 comes
+ * with Fastify; formats (date-time) through ajv-formats, beside it.
+ */
+export function schemaCheck(file: string): (value: unknown) => void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Ajv2020 = require('ajv/dist/2020').default;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const addFormats = require('ajv-formats').default ?? require('ajv-formats');
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const validate = ajv.compile(require(`../../docs/schemas/${file}`));
+  return (value) => {
+    if (!validate(value)) throw new Error(`${file}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value)}`);
+  };
+}
