@@ -153,16 +153,25 @@ describe('Kafka faults (real broker)', () => {
       let lock: BetterSqlite3.Database | null = null;
       let acknowledged = 0n;
       try {
-        for await (const line of first.lines) {
-          if (/^checkpoint \d+$/.test(line) && ++checkpoints === 2) {
-            lock = new BetterSqlite3(join(dir, 'read.sqlite'));
-            lock.exec('BEGIN IMMEDIATE');
+        // A send may have been checkpointed just before the lock was taken: its lines are still in the pipe. Only an
+        // acknowledged send whose checkpoint line does not follow within a while is the one blocked on the lock.
+        const next = (ms: number) => Promise.race([first.lines.next(), new Promise<null>((resolve) => setTimeout(() => resolve(null), ms))]);
+        let checkpointed = 0n;
+        for (;;) {
+          const item = await next(acknowledged > checkpointed ? 1500 : 60_000);
+          if (item === null) break; // quiet after an unacknowledged-in-the-database send: that is the kill point
+          if (item.done) throw new Error(`the publisher exited early: ${first.stderr()}`);
+          const line = item.value;
+          const cp = /^checkpoint (\d+)$/.exec(line);
+          if (cp) {
+            checkpointed = BigInt(cp[1]);
+            if (++checkpoints === 2) {
+              lock = new BetterSqlite3(join(dir, 'read.sqlite'));
+              lock.exec('BEGIN IMMEDIATE');
+            }
           }
           const ack = /^acknowledged \d+ events up to position (\d+)$/.exec(line);
-          if (ack && lock) {
-            acknowledged = BigInt(ack[1]);
-            break;
-          }
+          if (ack && lock) acknowledged = BigInt(ack[1]);
         }
         first.child.kill('SIGKILL');
         expect(await exited(first.child)).toBe('SIGKILL');

@@ -176,6 +176,13 @@ describe('Kafka event publisher (real broker)', () => {
     out.length = 0;
     expect(await runKafkaCli(['status'], config, [], io)).toBe(0);
     expect(out).toEqual(expect.arrayContaining([`log head: ${head}`, expect.stringMatching(new RegExp(`^events\\tcheckpoint ${head}\\tlag 0\\t`))]));
+
+    // Past the checkpoint, leaving unpublished events behind it: the replay sends, the checkpoint stays, so the live
+    // publisher still publishes what lies between.
+    await appendAll({ [stream]: 3 });
+    const newHead = await store.headPosition();
+    expect(await runKafkaCli(['replay', '--from', String(newHead)], config, [], io)).toBe(0);
+    expect((await new CheckpointStore(db).read(EVENTS_LEASE))?.position).toBe(head);
   });
 
   it('the CLI refuses replay without --from, and any command without KAFKA_BROKERS', async () => {

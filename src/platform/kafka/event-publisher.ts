@@ -73,7 +73,9 @@ export class EventPublisher extends LeasedWorker {
   /**
    * Publishes the events at positions >= fromInclusive up to the log's head as it is now, holding the lease (so a
    * running publisher stands by meanwhile; LeaseLost when one holds it). The checkpoint never moves backwards: it
-   * becomes the larger of where it was and the replayed head.
+   * becomes the larger of where it was and the replayed head, and only when the replay starts at or before the first
+   * event not yet published (replaying from further on leaves a gap the live publisher must still fill, so the
+   * checkpoint stays where it is).
    */
   async replay(fromInclusive: bigint, onProgress?: (position: bigint, head: bigint) => void): Promise<{ events: number; head: bigint }> {
     if (this.state !== 'stopped') throw new Error('the publisher is running in this process; stop it first');
@@ -84,11 +86,12 @@ export class EventPublisher extends LeasedWorker {
       try {
         const head = await this.store.headPosition();
         let after: bigint | undefined = fromInclusive > 0n ? fromInclusive - 1n : undefined;
+        const advances = fromInclusive <= checkpoint + 1n;
         let events = 0;
         while (after === undefined || after < head) {
           const page = (await this.store.readAll({ after, maxCount: this.publisherOptions.batchSize })).filter((e) => e.position <= head);
           if (page.length === 0) break;
-          await this.publish(producer, page, checkpoint);
+          await this.publish(producer, page, checkpoint, advances);
           after = page[page.length - 1].position;
           events += page.length;
           onProgress?.(after, head);
@@ -103,8 +106,8 @@ export class EventPublisher extends LeasedWorker {
     }
   }
 
-  /** Sends the events in order, checkpointing after each acknowledged send (never below `floor`). */
-  private async publish(producer: Producer, events: RecordedEvent[], floor: bigint): Promise<void> {
+  /** Sends the events in order, checkpointing after each acknowledged send (never below `floor`; not at all unless `advances`). */
+  private async publish(producer: Producer, events: RecordedEvent[], floor: bigint, advances = true): Promise<void> {
     const sends = planSends(events, (e) => eventMessages(e, this.link.prefix), {
       maxItems: this.publisherOptions.batchSize,
       maxBytes: this.publisherOptions.maxSendBytes ?? MAX_SEND_BYTES,
@@ -115,7 +118,7 @@ export class EventPublisher extends LeasedWorker {
       const last = send.items[send.items.length - 1].position;
       this.publisherOptions.onAcknowledged?.({ events: send.items.length, position: last });
       const position = last > floor ? last : floor;
-      if (position > this.position || floor === 0n) {
+      if (advances && (position > this.position || floor === 0n)) {
         await this.db.transaction((tx) => this.advance(tx, position));
         this.advanced(position);
       }

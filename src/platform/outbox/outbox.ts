@@ -11,8 +11,8 @@
  * `position` and `event_id` of the event that made the change).
  *
  * Writing is switched on per process (`enabled`), by the platform when KAFKA_BROKERS is set: without Kafka the
- * projector writes nothing extra. The rows written while it was off are not in the topic; `npm run kafka -- snapshot`
- * puts a read model's current rows into its outbox (a compacted topic needs only the newest value per key).
+ * projector writes nothing extra. The rows written while it was off reach the topic only when they next change (a
+ * snapshot of current rows into the outbox is not built yet: docs/kafka.md, "Not yet").
  */
 import { Table, type EntityManager, type QueryRunner } from 'typeorm';
 import { portableSql } from '../read-model/read-model.datasource';
