@@ -3,7 +3,7 @@ import { HttpException, NotFoundException } from '@nestjs/common';
 import { fold } from '../../src/platform/command/decider';
 import { RuleViolation, StateConflict, VersionConflict } from '../../src/platform/errors';
 import { mapError } from '../../src/platform/http/error-envelope';
-import { decodeCursor, encodeCursor, pageLimit } from '../../src/platform/http/pagination';
+import { decodeCursor, encodeCursor, pageLimit, rawPage, rawPageAfter } from '../../src/platform/http/pagination';
 import { isDecimalString, validateDto } from '../../src/platform/http/validation';
 import { IsInt, IsString, Min } from 'class-validator';
 import { loadPlatformConfig } from '../../src/platform/config/platform-config';
@@ -102,5 +102,18 @@ describe('DTO validation (memoized rule lookups)', () => {
     IsString()(Base.prototype, 'title');
     await expect(validateDto(Base, { name: 'd', title: 5 })).rejects.toMatchObject({ details: [{ field: 'title' }] });
     await expect(validateDto(Derived, { name: 'd', count: 1, title: 5 })).rejects.toMatchObject({ details: [{ field: 'title' }] });
+  });
+});
+
+describe('raw keyset pages', () => {
+  const rows = ['00000000000000000009', '00000000000000000007', '00000000000000000004'].map((position) => ({ position }));
+  it('takes limit of the limit + 1 rows read, with a cursor only when there are more, bound to its scope', () => {
+    const first = rawPage(rows, 2, (r) => r.position, 'list-a');
+    expect(first.rows).toEqual(rows.slice(0, 2));
+    expect(rawPageAfter(first.next_cursor, 'list-a')).toBe('00000000000000000007');
+    expect(() => rawPageAfter(first.next_cursor, 'list-b')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    expect(rawPage(rows, 3, (r) => r.position, 'list-a').next_cursor).toBeUndefined();
+    expect(rawPageAfter(undefined, 'list-a')).toBeNull();
+    expect(() => rawPageAfter(encodeCursor(['7', 'list-a']), 'list-a')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
   });
 });

@@ -4,9 +4,9 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
 import { CLOCK, type Clock } from '../../platform/clock';
 import { verifyStreamChain } from '../../platform/commitments/commitment';
-import { PlatformError, ValidationFailed } from '../../platform/errors';
+import { PlatformError } from '../../platform/errors';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
-import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
+import { rawPage, rawPageAfter } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import type { BindingRow } from '../../../projections/ai-wallet-bindings/ai-wallet-bindings.read-model';
 import type { BudgetHoldRow } from '../../../projections/ai-wallet-budgets/ai-wallet-budgets.read-model';
@@ -60,20 +60,7 @@ export async function budgetFor(db: ReadModelDatabase, row: BindingRow, now: Dat
   return budget;
 }
 
-/** A keyset page: `limit` of the `limit + 1` rows read, and the cursor after the last when there are more. */
-function page<R>(rows: R[], limit: number, key: (row: R) => string, scope: string): { rows: R[]; next_cursor?: string } {
-  const taken = rows.slice(0, limit);
-  return { rows: taken, ...(rows.length > limit ? { next_cursor: encodeCursor([key(taken[taken.length - 1]), scope]) } : {}) };
-}
 const byPosition = (r: { position: string }): string => r.position;
-
-/** The zero-padded key a cursor of this list carries (position or revision), or null without a cursor. */
-function after(cursor: string | undefined, scope: string): string | null {
-  if (!cursor) return null;
-  const [position, issuedFor] = decodeCursor(cursor, 2).map(String);
-  if (issuedFor !== scope || !/^\d{20}$/.test(position)) throw new ValidationFailed('Invalid cursor.', [{ field: 'cursor', issue: 'not issued for this list' }]);
-  return position;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -102,13 +89,13 @@ export class ListBindingsHandler implements IQueryHandler<ListBindings> {
 
   async execute({ principal, workspace_uuid, limit, cursor }: ListBindings): Promise<Paged<Record<string, unknown>>> {
     await this.access.workspace(principal, workspace_uuid, 'read');
-    const before = after(cursor, workspace_uuid);
+    const before = rawPageAfter(cursor, workspace_uuid);
     const rows: Array<BindingRow & { position: string }> = await this.db.reader.query(
       this.db.sql(`SELECT * FROM ai_wallet_bindings WHERE workspace_uuid = ?${before ? ' AND position < ?' : ''} ORDER BY position DESC LIMIT ?`),
       before ? [workspace_uuid, before, limit + 1] : [workspace_uuid, limit + 1],
     );
     const now = this.clock();
-    const { rows: taken, next_cursor } = page(rows, limit, byPosition, workspace_uuid);
+    const { rows: taken, next_cursor } = rawPage(rows, limit, byPosition, workspace_uuid);
     const budgets = await budgetsFor(this.db, taken, now);
     const items = taken.map((r, i) => bindingView(r, budgets[i], now));
     return { items, ...(next_cursor ? { next_cursor } : {}) };
@@ -176,12 +163,12 @@ export class ListIntentsHandler implements IQueryHandler<ListIntents> {
 
   async execute({ principal, binding_uuid, limit, cursor }: ListIntents): Promise<Paged<AiWalletIntent>> {
     await this.access.binding(principal, binding_uuid, 'read');
-    const before = after(cursor, `intents:${binding_uuid}`);
+    const before = rawPageAfter(cursor, `intents:${binding_uuid}`);
     const rows: IntentRow[] = await this.db.reader.query(
       this.db.sql(`SELECT * FROM ai_wallet_intents WHERE binding_uuid = ?${before ? ' AND position < ?' : ''} ORDER BY position DESC LIMIT ?`),
       before ? [binding_uuid, before, limit + 1] : [binding_uuid, limit + 1],
     );
-    const { rows: taken, next_cursor } = page(rows, limit, byPosition, `intents:${binding_uuid}`);
+    const { rows: taken, next_cursor } = rawPage(rows, limit, byPosition, `intents:${binding_uuid}`);
     return { items: taken.map((r) => JSON.parse(r.record)), ...(next_cursor ? { next_cursor } : {}) };
   }
 }
@@ -197,7 +184,7 @@ export class ListApprovalsHandler implements IQueryHandler<ListApprovals> {
   async execute({ principal, binding_uuid, state, limit, cursor }: ListApprovals): Promise<Paged<unknown>> {
     await this.access.binding(principal, binding_uuid, 'read');
     const scope = `approvals:${binding_uuid}:${state ?? ''}`;
-    const before = after(cursor, scope);
+    const before = rawPageAfter(cursor, scope);
     const where = ['binding_uuid = ?'];
     const params: unknown[] = [binding_uuid];
     if (state) {
@@ -209,7 +196,7 @@ export class ListApprovalsHandler implements IQueryHandler<ListApprovals> {
       params.push(before);
     }
     const rows: ApprovalRow[] = await this.db.reader.query(this.db.sql(`SELECT * FROM ai_wallet_approvals WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`), [...params, limit + 1]);
-    const { rows: taken, next_cursor } = page(rows, limit, byPosition, scope);
+    const { rows: taken, next_cursor } = rawPage(rows, limit, byPosition, scope);
     return { items: taken.map((r) => JSON.parse(r.record)), ...(next_cursor ? { next_cursor } : {}) };
   }
 }
@@ -226,12 +213,12 @@ export class ListActivityHandler implements IQueryHandler<ListActivity> {
   async execute({ principal, binding_uuid, limit, cursor }: ListActivity): Promise<Paged<unknown>> {
     await this.access.binding(principal, binding_uuid, 'read');
     const scope = `activity:${binding_uuid}`;
-    const from = after(cursor, scope);
+    const from = rawPageAfter(cursor, scope);
     const rows: ActivityRow[] = await this.db.reader.query(
       this.db.sql(`SELECT * FROM ai_wallet_activity WHERE binding_uuid = ?${from ? ' AND revision > ?' : ''} ORDER BY revision ASC LIMIT ?`),
       from ? [binding_uuid, from, limit + 1] : [binding_uuid, limit + 1],
     );
-    const { rows: taken, next_cursor } = page(rows, limit, (r) => r.revision, scope);
+    const { rows: taken, next_cursor } = rawPage(rows, limit, (r) => r.revision, scope);
     return { items: taken.map((r) => JSON.parse(r.record)), ...(next_cursor ? { next_cursor } : {}) };
   }
 }

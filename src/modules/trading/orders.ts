@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { nextId } from '../../platform/context/request-context';
 import { ValidationFailed } from '../../platform/errors';
-import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
+import { rawPage, rawPageAfter } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
@@ -130,18 +130,17 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
     }
     // The cursor is only valid with the filters it was issued for.
     const scope = `${filters.market ?? ''}|${filters.status ?? ''}`;
-    if (cursor) {
-      const [position, issuedFor] = decodeCursor(cursor, 2).map(String);
-      if (issuedFor !== scope || !/^\d{20}$/.test(position)) throw new ValidationFailed('Invalid cursor.', [{ field: 'cursor', issue: 'not issued for these filters' }]);
+    const before = rawPageAfter(cursor, scope);
+    if (before) {
       where.push('position < ?');
-      params.push(position);
+      params.push(before);
     }
     // The page's keys and versions first; whole rows only for orders not rendered at their current version.
     const keys: Array<{ order_uuid: string; wire_version: number; position: string }> = await this.db.reader.query(
       this.db.sql(`SELECT order_uuid, wire_version, position FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`),
       [...params, limit + 1],
     );
-    const page = keys.slice(0, limit);
+    const { rows: page, next_cursor } = rawPage(keys, limit, (k) => k.position, scope);
     const stale = page.filter((k) => this.rendered.get(k.order_uuid, Number(k.wire_version)) === undefined).map((k) => k.order_uuid);
     const fresh = new Map<string, string>();
     for (let i = 0; i < stale.length; i += 500) {
@@ -154,7 +153,7 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
     }
     // A row changed between the two reads shows its newer rendering.
     const orders = page.map((k) => fresh.get(k.order_uuid) ?? this.rendered.get(k.order_uuid, Number(k.wire_version))!);
-    return { orders, ...(keys.length > limit ? { next_cursor: encodeCursor([page[page.length - 1].position, scope]) } : {}) };
+    return { orders, ...(next_cursor ? { next_cursor } : {}) };
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The one pagination helper: `limit` plus an opaque cursor. Cursors are base64url JSON of the last row's sort
- * keys; a cursor that does not decode to the expected shape is a 400, never a 500.
+ * keys; a cursor that does not decode to the expected shape is a 400, never a 500. `keysetPage` pages TypeORM query
+ * builders; `rawPage` / `rawPageAfter` page the raw-SQL read paths (orders, AI wallets, agentic memory).
  */
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
@@ -99,4 +100,22 @@ export async function keysetPage<T extends ObjectLiteral>(
   const last = items[items.length - 1];
   const nextCursor = rows.length > limit && last ? encodeCursor(order.map((o) => (last as Record<string, CursorValue>)[o.property])) : undefined;
   return { items, nextCursor };
+}
+
+/**
+ * Keyset pages over raw SQL (hot read paths): rows are read `ORDER BY <key>` with `LIMIT limit + 1`, where the key is
+ * a zero-padded 20-digit string (a log position or revision). The cursor carries the last key and the `scope` it was
+ * issued for (a list and its filters): reused elsewhere it is a 400.
+ */
+export function rawPage<R>(rows: R[], limit: number, key: (row: R) => string, scope: string): { rows: R[]; next_cursor?: string } {
+  const taken = rows.slice(0, limit);
+  return { rows: taken, ...(rows.length > limit ? { next_cursor: encodeCursor([key(taken[taken.length - 1]), scope]) } : {}) };
+}
+
+/** The key a `rawPage` cursor carries, or null without a cursor; a cursor issued for another scope is a 400. */
+export function rawPageAfter(cursor: string | undefined, scope: string): string | null {
+  if (!cursor) return null;
+  const [key, issuedFor] = decodeCursor(cursor, 2).map(String);
+  if (issuedFor !== scope || !/^\d{20}$/.test(key)) throw new ValidationFailed('Invalid cursor.', [{ field: 'cursor', issue: 'not issued for this list' }]);
+  return key;
 }
