@@ -14,6 +14,7 @@ import { CHECKPOINT_STREAM, checkpointShapeProblems, isSignedCheckpoint, normali
 import { endLine, eventLine, ExportFormatError, headerLine, type ExportHeader } from '../modules/audit/domain/export-format';
 import { LogVerifier, type AuditBreak, type AuditEvent, type AuditReport, type CheckpointOutcome, type ExportEnd, type Scope } from '../modules/audit/domain/log-verifier';
 import { exportRecords, fileSize, PortAuditSource, SqliteAuditSource, type AuditSource } from '../modules/audit/sources';
+import { platformCheckpointKeys } from '../modules/audit/checkpointer';
 
 export interface AuditCliIo {
   out(line: string): void;
@@ -286,7 +287,12 @@ async function verifyFromFile(path: string, args: Args, external: SignedCheckpoi
 async function verify(args: Args, config: PlatformConfig, io: AuditCliIo): Promise<number> {
   const external = args.checkpoints.map(readCheckpointFile);
   // The keys the auditor names, and the keys of the checkpoints they bring: what the log's own checkpoints must use.
-  const trusted = [...new Set([...args.publicKeys.map(readPublicKey), ...external.map((c) => c.public_key)])];
+  const named = [...args.publicKeys.map(readPublicKey), ...external.map((c) => c.public_key)];
+  // Verifying this platform's own store with no key named: its checkpoints must carry its own keys (the signing key
+  // and AUDIT_TRUSTED_KEYS), so a log rewritten and re-signed with another key does not pass as intact.
+  const platformKeys = named.length === 0 && !args.fromFile ? platformCheckpointKeys(config) : [];
+  if (platformKeys.length > 0) io.err(`trusting this platform's checkpoint keys (${platformKeys.length}: AUDIT_SIGNING_KEY or DATA_DIR/audit-signing.key, and AUDIT_TRUSTED_KEYS); --public-key names others`);
+  const trusted = [...new Set([...named, ...platformKeys])];
   const scope: Scope = args.stream !== undefined ? { kind: 'stream', stream: args.stream } : { kind: 'all' };
   if (external.length > 0 && scope.kind !== 'all') throw new UsageError('--checkpoint covers the whole log: use it with --all');
   let result: { report: AuditReport; source: string } | null;

@@ -4,6 +4,7 @@
  * data changed, an event deleted, two events reordered (within a stream, and across streams), the tail cut off
  * before a checkpoint — each named exactly — and export → verify --from-file round trips.
  */
+import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -231,6 +232,21 @@ describe('audit verify on the store', () => {
       expected: checkpoint.global_commitment, found: 'null',
     });
     expect(anchored.stdout).toContain(`checkpoint external position ${checkpoint.position} (${checkpoint.event_count} events, ${checkpoint.created_at}, key ${checkpoint.key_id}): TRUNCATED: the log ends before it; signature valid (trusted key)`);
+  });
+
+  it("on the platform's own data directory, holds the checkpoints to the platform's key: a log re-signed with another key fails", async () => {
+    const own = copyStore('own-key');
+    copyFileSync(join(original, 'audit-signing.key'), join(own, 'audit-signing.key'));
+    const trusted = await cli(['verify', '--all'], own);
+    expect(trusted.status).toBe(0);
+    expect(trusted.stderr).toMatch(/trusting this platform's checkpoint keys \(1:/);
+    expect(trusted.stdout).toMatch(/^checkpoint log position \d+ .+: history up to it intact; signature valid \(trusted key\)$/m);
+    // The same log where the platform's key is another one (a rewrite re-signed everything with a key of its own).
+    const other = copyStore('other-key');
+    writeFileSync(join(other, 'audit-signing.key'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    const refused = await cli(['verify', '--all'], other);
+    expect(refused.status).toBe(1);
+    expect(firstBreak(refused.stdout).problem).toMatch(/not with a trusted key$/);
   });
 
   it('refuses a checkpoint signed with another key than the one named', async () => {

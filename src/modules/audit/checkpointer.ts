@@ -24,7 +24,7 @@ import { PeriodicJob } from '../../platform/jobs/periodic-job';
 import { MetricsService } from '../../platform/observability/metrics.service';
 import { CheckpointStore, LEASE_MS, LeaseLost } from '../../platform/projections/checkpoint.store';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
-import { loadOrCreateKey } from '../../platform/security/key-file';
+import { loadKeyIfPresent, loadOrCreateKey } from '../../platform/security/key-file';
 import {
   CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, checkSignature, isSignedCheckpoint, signCheckpoint, signingKeyFromSeed, type CheckpointSigningKey, type SignedCheckpoint,
 } from './domain/checkpoint';
@@ -48,6 +48,15 @@ interface Fold {
 /** The platform's checkpoint signing key: AUDIT_SIGNING_KEY, or DATA_DIR/audit-signing.key (created on first use, 0600). */
 export function loadSigningKey(config: PlatformConfig): CheckpointSigningKey {
   return signingKeyFromSeed(loadOrCreateKey(config.dataDir, SIGNING_KEY_FILE, config.auditSigningKey, 'AUDIT_SIGNING_KEY'));
+}
+
+/**
+ * The public keys this platform's checkpoints may carry: its signing key (if one exists yet; nothing is created)
+ * and the earlier ones of AUDIT_TRUSTED_KEYS.
+ */
+export function platformCheckpointKeys(config: PlatformConfig): string[] {
+  const seed = loadKeyIfPresent(config.dataDir, SIGNING_KEY_FILE, config.auditSigningKey, 'AUDIT_SIGNING_KEY');
+  return [...(seed ? [signingKeyFromSeed(seed).public_key] : []), ...config.auditTrustedKeys];
 }
 
 @Injectable()
@@ -192,6 +201,10 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
     const cp = last.data;
     if (!isSignedCheckpoint(cp) || checkSignature(cp) !== 'valid') {
       throw new Error(`the last audit checkpoint (${CHECKPOINT_STREAM} revision ${last.revision}) is malformed or its signature does not verify: not building on it`);
+    }
+    // Built on only when signed by this platform: its key, or an earlier one named in AUDIT_TRUSTED_KEYS.
+    if (checkSignature(cp, [this.key!.public_key, ...this.config.auditTrustedKeys]) !== 'valid') {
+      throw new Error(`the last audit checkpoint (${CHECKPOINT_STREAM} revision ${last.revision}) is signed with key ${cp.key_id}, neither this platform's signing key nor one in AUDIT_TRUSTED_KEYS: not building on it`);
     }
     this.lastPosition = BigInt(cp.position);
     return {

@@ -156,6 +156,10 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'AUDIT_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
   AUDIT_SIGNING_KEY?: string;
 
+  /** Public keys (base64url, comma-separated) of earlier audit signing keys: checkpoints they signed are still trusted after a rotation. */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9_-]{43}(,[A-Za-z0-9_-]{43})*$/, { message: 'AUDIT_TRUSTED_KEYS must be Ed25519 public keys, base64url (43 characters), comma-separated' })
+  AUDIT_TRUSTED_KEYS?: string;
+
   /** Whether this node runs the audit checkpointer (one node at a time holds its lease). */
   @Transform(toBool) @IsBoolean()
   AUDIT_CHECKPOINTS = true;
@@ -214,6 +218,8 @@ export interface PlatformConfig {
   auditCheckpoints: boolean;
   auditCheckpointEveryEvents: number;
   auditCheckpointIntervalMs: number;
+  /** Earlier audit signing keys' public keys (AUDIT_TRUSTED_KEYS). */
+  auditTrustedKeys: string[];
 }
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
@@ -278,6 +284,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     auditCheckpoints: env.AUDIT_CHECKPOINTS,
     auditCheckpointEveryEvents: env.AUDIT_CHECKPOINT_EVERY_EVENTS,
     auditCheckpointIntervalMs: env.AUDIT_CHECKPOINT_INTERVAL_MS,
+    auditTrustedKeys: env.AUDIT_TRUSTED_KEYS ? env.AUDIT_TRUSTED_KEYS.split(',') : [],
   };
 }
 

@@ -43,6 +43,12 @@ export function loadOrCreateKey(dataDir: string, fileName: string, envValue?: st
 }
 
 /** The key in the file (a base64 line, or 32 raw bytes), null when the file does not exist; throws when it is invalid. */
+/** The key from envValue or <dataDir>/<fileName> when either holds one; null otherwise (nothing is created). */
+export function loadKeyIfPresent(dataDir: string, fileName: string, envValue?: string, label = 'key'): Buffer | null {
+  if (envValue !== undefined && envValue.trim() !== '') return loadOrCreateKey(dataDir, fileName, envValue, label);
+  return readKeyFile(join(dataDir, fileName));
+}
+
 function readKeyFile(path: string): Buffer | null {
   let content: Buffer;
   try {
