@@ -333,9 +333,7 @@ export class ReviewApprovalHandler implements ICommandHandler<ReviewApproval, un
   async execute({ principal, approval_uuid, approve, reason }: ReviewApproval): Promise<unknown> {
     const rows: ApprovalRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM ai_wallet_approvals WHERE approval_uuid = ?'), [approval_uuid]);
     if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such approval.');
-    await this.access.binding(principal, rows[0].binding_uuid, 'manage').catch((error: unknown) => {
-      throw error instanceof PlatformError && error.code === 'NOT_FOUND' ? new PlatformError('NOT_FOUND', 'No such approval.') : error;
-    });
+    await this.access.binding(principal, rows[0].binding_uuid, 'manage', () => new PlatformError('NOT_FOUND', 'No such approval.'));
     const outcome = await this.commands.execute(bindingStream(rows[0].binding_uuid), bindingDecider, { kind: 'ReviewApproval', approval_uuid, approve, by_profile_uuid: principal.profile_uuid, reason, intent_ttl_seconds: this.config.aiWalletIntentTtlSeconds });
     return outcome.state.approvals.get(approval_uuid);
   }
@@ -353,9 +351,7 @@ export class SettleIntentHandler implements ICommandHandler<SettleIntent, AiWall
   async execute({ principal, intent_uuid, transaction_hash }: SettleIntent): Promise<AiWalletIntent> {
     const rows: IntentRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM ai_wallet_intents WHERE intent_uuid = ?'), [intent_uuid]);
     if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such intent.');
-    await this.access.binding(principal, rows[0].binding_uuid, 'manage').catch((error: unknown) => {
-      throw error instanceof PlatformError && error.code === 'NOT_FOUND' ? new PlatformError('NOT_FOUND', 'No such intent.') : error;
-    });
+    await this.access.binding(principal, rows[0].binding_uuid, 'manage', () => new PlatformError('NOT_FOUND', 'No such intent.'));
     const outcome = await this.commands.execute(bindingStream(rows[0].binding_uuid), bindingDecider, { kind: 'SettleIntent', intent_uuid, transaction_hash, by_profile_uuid: principal.profile_uuid });
     return outcome.state.intents.get(intent_uuid)!.intent;
   }

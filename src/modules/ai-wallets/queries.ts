@@ -146,9 +146,7 @@ export class GetIntentHandler implements IQueryHandler<GetIntent> {
   async execute({ principal, intent_uuid }: GetIntent): Promise<AiWalletIntent> {
     const rows: IntentRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM ai_wallet_intents WHERE intent_uuid = ?'), [intent_uuid]);
     if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such intent.');
-    await this.access.binding(principal, rows[0].binding_uuid, 'read').catch((error: unknown) => {
-      throw error instanceof PlatformError && error.code === 'NOT_FOUND' ? new PlatformError('NOT_FOUND', 'No such intent.') : error;
-    });
+    await this.access.binding(principal, rows[0].binding_uuid, 'read', () => new PlatformError('NOT_FOUND', 'No such intent.'));
     return JSON.parse(rows[0].record) as AiWalletIntent;
   }
 }

@@ -32,16 +32,17 @@ export class WalletAccess {
     return membership;
   }
 
-  async binding(principal: Principal, binding_uuid: string, need: Need): Promise<BindingRow> {
+  /** `notFound`: what a caller who may not see the binding is told (a record reached through it names itself). */
+  async binding(principal: Principal, binding_uuid: string, need: Need, notFound: () => PlatformError = () => new BindingNotFound()): Promise<BindingRow> {
     if (principal.workload) {
-      if (!need.startsWith('agent') || principal.workload.binding_uuid !== binding_uuid) throw new BindingNotFound();
+      if (!need.startsWith('agent') || principal.workload.binding_uuid !== binding_uuid) throw notFound();
     }
     const rows: BindingRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM ai_wallet_bindings WHERE binding_uuid = ?'), [binding_uuid]);
     const row = rows[0];
-    if (!row) throw new BindingNotFound();
+    if (!row) throw notFound();
     if (principal.workload) return row;
     const membership = await this.membership(principal, row.workspace_uuid);
-    if (!membership) throw new BindingNotFound();
+    if (!membership) throw notFound();
     if (need.endsWith('manage') && !MANAGING_ROLES.has(membership.role)) throw new PlatformError('FORBIDDEN', 'Only the workspace owner and admins manage agent wallets.');
     return row;
   }

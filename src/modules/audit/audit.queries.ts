@@ -9,7 +9,8 @@ import type { Principal } from '../../platform/auth/principal';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { verifyStreamChain } from '../../platform/commitments/commitment';
 import { NotFound, PlatformError, ValidationFailed } from '../../platform/errors';
-import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../platform/event-store/event-store.port';
+import { eventEnvelope, type EventEnvelope } from '../../platform/event-store/event-envelope';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
 import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { CHECKPOINT_STREAM, type SignedCheckpoint } from './domain/checkpoint';
 import { AUDITORS_STREAM, auditorsDecider, isAuditor, type AuditorGrant } from './domain/auditors';
@@ -29,33 +30,6 @@ export class AuditAccess {
     if (principal.platform_role !== 'ADMIN') throw new PlatformError('FORBIDDEN', 'Only a platform admin manages the AUDITOR role.');
   }
 }
-
-/** An event as the audit routes show it: the envelope of PLATFORM.md section 3, revision and position as decimal strings. */
-export interface AuditEnvelope {
-  event_id: string;
-  type: string;
-  stream: string;
-  revision: string;
-  position: string;
-  occurred_at: string;
-  data: RecordedEvent['data'];
-  metadata: RecordedEvent['metadata'];
-  event_commitment: string;
-  previous_event_commitment: string | null;
-}
-
-export const envelope = (e: RecordedEvent): AuditEnvelope => ({
-  event_id: e.event_id,
-  type: e.type,
-  stream: e.stream,
-  revision: e.revision.toString(),
-  position: e.position.toString(),
-  occurred_at: e.occurred_at,
-  data: e.data,
-  metadata: e.metadata,
-  event_commitment: e.event_commitment,
-  previous_event_commitment: e.previous_event_commitment,
-});
 
 export class GetLatestCheckpoint {
   constructor(readonly principal: Principal) {}
@@ -80,7 +54,8 @@ export class ListStreamEvents {
 
 export interface StreamEventsPage {
   stream: string;
-  items: AuditEnvelope[];
+  /** The platform's event envelope. */
+  items: EventEnvelope[];
   next_cursor?: string;
   /** The page's links recomputed (from the event before the page, when there is one) with the platform's chain check. */
   chain: { verified: boolean; first_break: { revision: string; event_id: string; kind: string; reason: string; expected: string | null; found: string | null } | null };
@@ -114,7 +89,7 @@ export class ListStreamEventsHandler implements IQueryHandler<ListStreamEvents, 
     const next = events.length > limit ? items[items.length - 1].revision + 1n : null;
     return {
       stream,
-      items: items.map(envelope),
+      items: items.map(eventEnvelope),
       ...(next !== null ? { next_cursor: encodeCursor([streamTag(stream), next.toString()]) } : {}),
       chain: {
         verified: broken === null,

@@ -18,34 +18,9 @@ export interface OutgoingMessage {
   headers: Record<string, string>;
 }
 
-/** The event envelope of PLATFORM.md section 3, as published (and as docs/schemas/event-envelope.schema.json says). */
-export interface EventEnvelope {
-  event_id: string;
-  type: string;
-  stream: string;
-  revision: string;
-  position: string;
-  occurred_at: string;
-  data: RecordedEvent['data'];
-  metadata: RecordedEvent['metadata'];
-  event_commitment: string;
-  previous_event_commitment: string | null;
-}
+import { eventEnvelope } from '../event-store/event-envelope';
 
-export function eventEnvelope(e: RecordedEvent): EventEnvelope {
-  return {
-    event_id: e.event_id,
-    type: e.type,
-    stream: e.stream,
-    revision: e.revision.toString(),
-    position: e.position.toString(),
-    occurred_at: e.occurred_at,
-    data: e.data,
-    metadata: e.metadata,
-    event_commitment: e.event_commitment,
-    previous_event_commitment: e.previous_event_commitment,
-  };
-}
+export { eventEnvelope, type EventEnvelope } from '../event-store/event-envelope';
 
 export function eventHeaders(e: RecordedEvent): Record<string, string> {
   return { event_id: e.event_id, type: e.type, position: e.position.toString(), event_commitment: e.event_commitment };
