@@ -174,6 +174,30 @@ export function runEventStoreContract(name: string, open: () => Promise<EventSto
       expect(rest.map((e) => e.revision)).toEqual([5n, 6n, 7n, 8n, 9n, 10n, 11n]);
     });
 
+    it('delivers the same events in batches: catch-up bounded by the batch size, then live, in order', async () => {
+      const stream = streamName();
+      const before = await store.headPosition();
+      for (let i = 0; i < 7; i++) await store.append(stream, [newEvent('Tick', { i })], 'any');
+      const sub = store.subscribeToAll({ after: before });
+      const batches: RecordedEvent[][] = [];
+      const ours: RecordedEvent[] = [];
+      const collecting = (async () => {
+        for await (const batch of sub.batches(3)) {
+          batches.push(batch);
+          ours.push(...batch.filter((e) => e.stream === stream));
+          if (ours.length >= 10) break;
+        }
+      })();
+      await store.append(stream, [newEvent('Tick', { i: 7 }), newEvent('Tick', { i: 8 }), newEvent('Tick', { i: 9 })], 'any');
+      await collecting;
+      await sub.close();
+      expect(ours.map((e) => (e.data as { i: number }).i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(batches.every((b) => b.length >= 1 && b.length <= 3)).toBe(true);
+      const positions = batches.flat().map((e) => e.position);
+      expect(positions.every((p, i) => i === 0 || p > positions[i - 1])).toBe(true);
+      expect(positions[0]).toBeGreaterThan(before);
+    });
+
     it('keeps one gap-free chain per stream under concurrent writers', async () => {
       const stream = streamName();
       const others = Array.from({ length: 10 }, () => streamName());

@@ -78,6 +78,44 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     expect((await rows())[0]).toMatchObject({ balance: '15', entries: 2 });
   });
 
+  it('passes events it ignores without a transaction, stores that checkpoint soon after, and restarts from it unchanged', async () => {
+    const a = await openLedger('ada', ['10']);
+    const r = runner();
+    r.start();
+    expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    const stored = await checkpoint();
+    const transactions = jest.spyOn(db, 'transaction');
+
+    for (let i = 0; i < 3; i++) await store.append(`unrelated-${hex32()}`, [newEvent('SomethingElse')], 'no_stream');
+    const head = await store.headPosition();
+    expect(await r.waitFor(head, undefined, 5000)).toBe(true);
+    // Read-your-writes saw the position at once; no transaction was needed for it.
+    expect(transactions).not.toHaveBeenCalled();
+    expect(await checkpoint()).toBe(stored);
+
+    // The checkpoint-only write follows (other nodes wait on the stored checkpoint).
+    const deadline = Date.now() + 5000;
+    while ((await checkpoint()) !== head && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await checkpoint()).toBe(head);
+    expect(transactions).toHaveBeenCalledTimes(1);
+
+    // An ignored event, then a stop: the stop stores it; a restart applies nothing again.
+    await store.append(`unrelated-${hex32()}`, [newEvent('SomethingElse')], 'no_stream');
+    const last = await store.headPosition();
+    expect(await r.waitFor(last, undefined, 5000)).toBe(true);
+    await r.stop();
+    expect(await checkpoint()).toBe(last);
+    transactions.mockRestore();
+
+    const projector = new TestLedgerProjector();
+    const applied = jest.spyOn(projector, 'apply');
+    const again = runner(projector);
+    again.start();
+    expect(await again.waitFor(last, undefined, 5000)).toBe(true);
+    expect(applied).not.toHaveBeenCalled();
+    expect((await rows()).find((x) => x.ledger_id === a)).toMatchObject({ balance: '10', entries: 1 });
+  });
+
   it('follows live appends and lets writers wait for their position (read-your-writes)', async () => {
     const r = runner();
     r.start();

@@ -16,7 +16,6 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/plat
 import { newId, SYSTEM_ACTOR } from '../../platform/context/request-context';
 import { VersionConflict } from '../../platform/errors';
 import { EVENT_STORE, type EventMetadata, type EventStore, type EventSubscription, type NewEvent, type RecordedEvent } from '../../platform/event-store/event-store.port';
-import { availableBatches } from '../../platform/projections/batches';
 import { CheckpointStore, LEASE_MS, LeaseLost } from '../../platform/projections/checkpoint.store';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { engineSnapshotStream, engineStream, type EngineEvent } from './domain/engine-events';
@@ -40,6 +39,11 @@ class MarketWorker {
   engine: MarketEngine | null = null;
   revision: bigint | null = null;
   appendedPosition: bigint | null = null;
+  /**
+   * Inputs up to here are decided AND their decisions appended. The engine's own lastInputPosition runs ahead of it
+   * while a batch's append is in flight, and a waiter answered from that would read the order list too early.
+   */
+  private committedInput = -1n;
   private snapshotRevision: bigint | null = null;
   private stopping = false;
   private loop: Promise<void> | null = null;
@@ -77,12 +81,13 @@ class MarketWorker {
   waitFor(position: bigint): Promise<EngineProgress> | null {
     const engine = this.engine;
     if (this.state !== 'running' || !engine) return null;
-    if (engine.lastInputPosition >= position) return Promise.resolve({ appended_position: this.appendedPosition, input_position: engine.lastInputPosition });
+    if (this.committedInput >= position) return Promise.resolve({ appended_position: this.appendedPosition, input_position: this.committedInput });
     return new Promise((resolve) => this.waiters.add({ position, resolve }));
   }
 
   /** The subscription passed `seen` (inputs of other markets, too): waiters up to it are served. */
   private progress(seen: bigint): void {
+    if (seen > this.committedInput) this.committedInput = seen;
     for (const w of this.waiters) {
       if (seen >= w.position) {
         this.waiters.delete(w);
@@ -173,6 +178,7 @@ class MarketWorker {
     this.engine = engine;
     this.revision = revision;
     this.appendedPosition = position;
+    this.committedInput = engine.lastInputPosition;
   }
 
   private async consume(): Promise<void> {
@@ -180,7 +186,7 @@ class MarketWorker {
     const subscription = this.host.store.subscribeToAll({ after: engine.lastInputPosition });
     this.subscription = subscription;
     try {
-      for await (const batch of availableBatches(subscription, this.host.batchSize)) {
+      for await (const batch of subscription.batches(this.host.batchSize)) {
         if (this.stopping) break;
         await this.decideBatch(engine, batch);
         this.progress(batch[batch.length - 1].position);

@@ -81,6 +81,12 @@ export interface SubscribeOptions {
  * (backpressure), so a slow consumer never makes it load the whole log.
  */
 export interface EventSubscription extends AsyncIterable<RecordedEvent> {
+  /**
+   * The same events in batches of what is available now (at most `maxSize`): a batch closes when it is full or when
+   * the next event would have to be waited for. Catch-up gets big batches, live traffic low latency. Iterate either
+   * the events or the batches of one subscription, not both.
+   */
+  batches(maxSize: number): AsyncIterable<RecordedEvent[]>;
   close(): Promise<void>;
 }
 

@@ -11,7 +11,6 @@
  */
 import type { Producer } from 'kafkajs';
 import type { EventStore, EventSubscription, RecordedEvent } from '../event-store/event-store.port';
-import { availableBatches } from '../projections/batches';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { idempotentProducer, type KafkaLink } from './kafka-client';
 import { LeasedWorker, type LeasedWorkerOptions } from './leased-worker';
@@ -51,7 +50,7 @@ export class EventPublisher extends LeasedWorker {
       const subscription = this.store.subscribeToAll({ after: from });
       this.subscription = subscription;
       try {
-        for await (const batch of availableBatches(subscription, this.publisherOptions.batchSize)) {
+        for await (const batch of subscription.batches(this.publisherOptions.batchSize)) {
           if (this.stopping) break;
           await this.publish(producer, batch, 0n);
         }

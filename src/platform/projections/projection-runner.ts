@@ -6,7 +6,6 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { currentContext } from '../context/request-context';
-import { availableBatches } from './batches';
 import { CheckpointStore, LEASE_MS, LeaseLost } from './checkpoint.store';
 import type { Projector } from './projector';
 
@@ -45,7 +44,19 @@ interface Running {
   renewTimer: NodeJS.Timeout | null;
   /** Cuts a back-off sleep short when the runner stops. */
   wake: (() => void) | null;
+  /** The checkpoint as stored; `status.checkpoint` runs ahead of it over batches with nothing for this projector. */
+  saved: bigint;
+  /** Pending write of a checkpoint that moved over such batches only. */
+  saveTimer: NodeJS.Timeout | null;
+  /** This projector's read-model transactions, one at a time (batches and checkpoint-only writes). */
+  queue: Promise<void>;
 }
+
+/**
+ * A checkpoint that moved only over events the projector ignores is written at most this long after it moved (a
+ * restart in between replays those events, which changes nothing); other nodes waiting on it see it that late.
+ */
+const IDLE_CHECKPOINT_MS = 250;
 
 export interface ProjectionRunnerOptions {
   batchSize?: number;
@@ -83,6 +94,9 @@ export class ProjectionRunner {
         loop: null,
         renewTimer: null,
         wake: null,
+        saved: 0n,
+        saveTimer: null,
+        queue: Promise.resolve(),
       });
     }
   }
@@ -220,6 +234,7 @@ export class ProjectionRunner {
         if (r.status.state !== 'failing') r.status.state = 'starting';
         const checkpoint = await this.checkpoints.acquire(r.projector.name);
         r.status.checkpoint = checkpoint;
+        r.saved = checkpoint;
         this.startRenewing(r);
         if (r.status.state !== 'failing') r.status.state = 'running';
         this.notify();
@@ -242,6 +257,7 @@ export class ProjectionRunner {
       }
     }
     if (r.renewTimer) clearInterval(r.renewTimer);
+    await this.saveIdleCheckpoint(r).catch(() => undefined);
     await this.checkpoints.release(r.projector.name).catch(() => undefined);
   }
 
@@ -262,7 +278,7 @@ export class ProjectionRunner {
     const subscription = this.store.subscribeToAll({ after: from });
     r.subscription = subscription;
     try {
-      for await (const batch of availableBatches(subscription, this.batchSize)) {
+      for await (const batch of subscription.batches(this.batchSize)) {
         if (r.stop) break;
         await this.applyBatch(r, batch);
       }
@@ -275,17 +291,55 @@ export class ProjectionRunner {
 
   private async applyBatch(r: Running, batch: RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1].position;
-    await this.db.transaction(async (tx) => {
-      for (const event of batch) {
-        if (r.handles.has(event.type)) await r.projector.apply(event, tx);
-      }
-      await this.checkpoints.advance(tx, r.projector.name, last);
-    });
+    const mine = batch.filter((event) => r.handles.has(event.type));
+    if (mine.length === 0) {
+      // Most batches carry nothing for most projectors: no transaction, the read model has passed them as it is.
+      this.saveIdleCheckpointSoon(r);
+    } else {
+      await this.exclusive(r, () =>
+        this.db.transaction(async (tx) => {
+          for (const event of mine) await r.projector.apply(event, tx);
+          await this.checkpoints.advance(tx, r.projector.name, last);
+        }),
+      );
+      r.saved = last;
+    }
     r.status.checkpoint = last;
     r.status.last_error = null;
     r.status.last_applied_at = batch[batch.length - 1].occurred_at;
     if (r.status.state === 'failing') r.status.state = 'running';
     this.notify();
+  }
+
+  private exclusive<T>(r: Running, work: () => Promise<T>): Promise<T> {
+    const run = r.queue.then(work);
+    r.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private saveIdleCheckpointSoon(r: Running): void {
+    if (r.saveTimer) return;
+    r.saveTimer = setTimeout(() => {
+      r.saveTimer = null;
+      // A lost lease shows at the next batch; a failed write here is retried by the next idle batch or the stop.
+      this.saveIdleCheckpoint(r).catch(() => undefined);
+    }, IDLE_CHECKPOINT_MS);
+    r.saveTimer.unref();
+  }
+
+  /** Stores the checkpoint where batches with nothing for this projector have moved it (under the lease, in turn). */
+  private async saveIdleCheckpoint(r: Running): Promise<void> {
+    if (r.saveTimer) clearTimeout(r.saveTimer);
+    r.saveTimer = null;
+    await this.exclusive(r, async () => {
+      const position = r.status.checkpoint;
+      if (position <= r.saved) return;
+      await this.db.transaction((tx) => this.checkpoints.advance(tx, r.projector.name, position));
+      r.saved = position;
+    });
   }
 
   /**
@@ -305,6 +359,7 @@ export class ProjectionRunner {
         await this.checkpoints.reset(tx, name);
       });
       r.status.checkpoint = 0n;
+      r.saved = 0n;
       const head = await this.store.headPosition();
       let after = 0n;
       let events = 0;
@@ -316,6 +371,7 @@ export class ProjectionRunner {
         events += page.length;
         onProgress?.(after, head);
       }
+      await this.saveIdleCheckpoint(r);
       return { events, head };
     } finally {
       if (r.renewTimer) clearInterval(r.renewTimer);
@@ -324,6 +380,7 @@ export class ProjectionRunner {
     }
   }
 }
+
 
 function sleep(ms: number, r: Running): Promise<void> {
   return new Promise((resolve) => {

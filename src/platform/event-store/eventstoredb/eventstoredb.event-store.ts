@@ -36,6 +36,7 @@ import { eventCommitment } from '../../commitments/commitment';
 import { assertCanonicalizable, type JsonObject } from '../../commitments/json';
 import { PlatformError, StateConflict, ValidationFailed, VersionConflict } from '../../errors';
 import { validateAppend } from '../append-validation';
+import { availableBatches } from '../available-batches';
 import {
   describeExpected,
   type AppendResult,
@@ -609,6 +610,11 @@ export class EventStoreDbSubscription implements EventSubscription {
   ) {
     const start = toReadPosition(after);
     this.last = start === START || start === END ? undefined : start;
+  }
+
+  /** gRPC delivers one event at a time: grouped here into what has arrived. */
+  batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
+    return availableBatches(this, maxSize);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {

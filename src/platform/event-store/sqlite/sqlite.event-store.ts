@@ -420,9 +420,19 @@ class SqliteSubscription implements EventSubscription {
   ) {}
 
   async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+    for await (const batch of this.batches(this.batchSize)) {
+      for (const event of batch) {
+        if (this.closed) return;
+        yield event;
+      }
+    }
+  }
+
+  /** What one read returns is exactly what is available: handed over as it is, no per-event hand-off. */
+  async *batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
     try {
       while (!this.closed && !this.store.isClosed) {
-        const batch = this.store.readAllSync(this.after, this.batchSize);
+        const batch = this.store.readAllSync(this.after, maxSize);
         if (batch.length === 0) {
           const wait = this.store.waitForAppend(this.pollIntervalMs);
           this.waiting = wait;
@@ -430,11 +440,8 @@ class SqliteSubscription implements EventSubscription {
           this.waiting = null;
           continue;
         }
-        for (const event of batch) {
-          if (this.closed) return;
-          this.after = event.position;
-          yield event;
-        }
+        this.after = batch[batch.length - 1].position;
+        yield batch;
       }
     } finally {
       this.closed = true;
