@@ -16,6 +16,7 @@ import { assertAcceptableJson, assertUtf8ContentType } from './platform/http/jso
 import { installRequestLifecycle, requestIdFrom, sendError } from './platform/http/request-lifecycle';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { MetricsService } from './platform/observability/metrics.service';
+import { createPlatformLogger, logRequest } from './platform/logging/logger.config';
 
 export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -26,7 +27,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => void sendError(reply, request, error, () => undefined),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, { bodyParser: false, bufferLogs: true });
+  const pinoLogger = createPlatformLogger(options.config.logLevel, options.logStream);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, logger: pinoLogger }), adapter, { bodyParser: false, bufferLogs: true });
   const logger = app.get(Logger);
   app.useLogger(logger);
 
@@ -36,6 +38,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   installRequestLifecycle(fastify, {
     idempotency: app.get(IdempotencyStore),
     observe: (method, route, status, seconds) => metrics.httpRequests.observe({ method, route, status: String(status) }, seconds),
+    log: (request, reply) => logRequest(pinoLogger, request, reply),
   });
 
   app.useGlobalFilters(app.get(PlatformExceptionFilter));

@@ -13,6 +13,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { READ_MODELS } from '../projections';
 import { validateEnvironment, type PlatformConfig } from './platform/config/platform-config';
 import { loggerParams } from './platform/logging/logger.config';
+import type { Logger } from 'pino';
 import { PlatformModule } from './platform/platform.module';
 import type { Clock } from './platform/clock';
 import type { ReadModelDefinition } from './platform/read-model/read-model.definition';
@@ -32,14 +33,14 @@ const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, Trading
 
 @Module({})
 export class AppModule {
-  static forRoot(options: AppModuleOptions): DynamicModule {
+  static forRoot(options: AppModuleOptions & { logger: Logger }): DynamicModule {
     return {
       module: AppModule,
       imports: [
         // @nestjs/config validates the process environment with the same schema main.ts applied, and carries the
         // resolved PlatformConfig (which tests build from their own values) to every module.
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, validate: validateEnvironment, load: [() => ({ platform: options.config })] }),
-        LoggerModule.forRoot(loggerParams(options.config.logLevel, options.logStream)),
+        LoggerModule.forRoot(loggerParams(options.logger)),
         CqrsModule.forRoot(),
         PlatformModule.forRoot({ config: options.config, readModels: [...READ_MODELS, ...(options.readModels ?? [])], clock: options.clock }),
         ...MODULES,

@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { Logger } from 'nestjs-pino';
+import { createRequestContext, runWithContext } from '../../src/platform/context/request-context';
 import { startTestApp, type TestApp } from '../support/app';
 
 describe('HTTP conventions', () => {
@@ -280,6 +282,26 @@ describe('HTTP conventions', () => {
       expect(joined).toContain('[REDACTED]');
       expect(joined).not.toContain('SUPERSECRET');
       expect(joined).not.toContain('COOKIESECRET');
+    });
+
+    it('logs one line per request with its id, and the request id on every line logged while it runs', async () => {
+      const before = t.logs.length;
+      await get('/api/v1/test-ledgers/00000000000000000000000000000000', { 'x-request-id': 'req-line-0001' });
+      await get('/health/live', { 'x-request-id': 'req-live-0001' });
+      const lines = t.logs.slice(before).map((l) => JSON.parse(l));
+      const line = lines.find((l) => l.request_id === 'req-line-0001');
+      expect(line).toMatchObject({ msg: 'request completed', level: 30, req: { id: 'req-line-0001', method: 'GET', url: '/api/v1/test-ledgers/00000000000000000000000000000000' }, res: { statusCode: 404 } });
+      expect(typeof line.responseTime).toBe('number');
+      expect(lines.filter((l) => l.request_id === 'req-line-0001')).toHaveLength(1);
+      // Liveness probes are not logged.
+      expect(lines.some((l) => l.request_id === 'req-live-0001' || l.req?.id === 'req-live-0001')).toBe(false);
+
+      const logger = t.app.get(Logger);
+      runWithContext(createRequestContext({ request_id: 'req-ctx-0001' }), () => logger.warn({ step: 'inside' }, 'a line inside a request'));
+      logger.warn({ step: 'outside' }, 'a line outside any request');
+      const logged = t.logs.slice(before).map((l) => JSON.parse(l));
+      expect(logged.find((l) => l.step === 'inside')).toMatchObject({ request_id: 'req-ctx-0001' });
+      expect(logged.find((l) => l.step === 'outside')).not.toHaveProperty('request_id');
     });
   });
 });

@@ -32,6 +32,8 @@ export function requestIdFrom(header: unknown, fallback: () => string): string {
 export interface LifecycleDeps {
   idempotency: IdempotencyStore;
   observe(method: string, route: string, status: number, seconds: number): void;
+  /** The request's log line (see logging/logger.config). */
+  log(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 export function installRequestLifecycle(fastify: FastifyInstance, deps: LifecycleDeps): void {
@@ -70,6 +72,7 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     deps.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    deps.log(request, reply);
   });
 }
 
