@@ -73,6 +73,24 @@ describe('command executor: cached folds', () => {
     expect(version).toBe(50n);
   });
 
+  it('decides a new stream without reading it, and falls back to reading when the stream exists after all', async () => {
+    const { store: counted, read } = counting(store);
+    const commands = new CommandExecutor(counted);
+    const opened = await commands.execute(ledgerStream('n'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'n', owner: 'nia' }, { newStream: true });
+    expect(read.calls).toBe(0);
+    expect(opened.version).toBe(0n);
+    // The fold of the append is cached: the next command reads only what follows it.
+    await commands.execute(ledgerStream('n'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'n', amount: '5' });
+    expect(read.from).toEqual([1n]);
+
+    // Another node opened the stream: the guess conflicts, the command reads the stream and decides again.
+    const other = new CommandExecutor(store);
+    await other.execute(ledgerStream('m'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'm', owner: 'max' });
+    await expect(commands.execute(ledgerStream('m'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'm', owner: 'mia' }, { newStream: true })).rejects.toThrow(/already|exists|open/i);
+    expect(read.from.slice(1)).toEqual([undefined]);
+    expect((await store.readStream(ledgerStream('m'))).map((e) => e.data)).toEqual([expect.objectContaining({ owner: 'max' })]);
+  });
+
   it('shares the cached fold with a decider wrapped for one command (same evolve), and its decide runs on the pinned state', async () => {
     const { store: counted, read } = counting(store);
     const commands = new CommandExecutor(counted);

@@ -94,7 +94,7 @@ export class PlaceOrderHandler implements ICommandHandler<PlaceOrder, PlacedOrde
       client_reference: spec.client_reference,
       reporting_identifier: spec.reporting_identifier,
     };
-    const outcome = await this.commands.execute(orderStream(order_uuid), orderDecider, { kind: 'PlaceOrder', placement, market: market.state });
+    const outcome = await this.commands.execute(orderStream(order_uuid), orderDecider, { kind: 'PlaceOrder', placement, market: market.state }, { newStream: true });
     const at = outcome.events[0].occurred_at!;
     const { leverage, client_reference, reporting_identifier } = placement;
     return { ...acceptedOrderRow(placement, at, outcome.position ?? 0n), leverage, client_reference, reporting_identifier };

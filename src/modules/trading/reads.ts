@@ -48,9 +48,17 @@ function tradeRecord(t: TradeRow, market: string, role: 'MAKER' | 'TAKER'): Trad
 }
 
 /** The market of a symbol, from the markets read model; NOT_FOUND naming `market` when there is none. */
+/** Symbol to market, per read-model database: a market keeps its symbol for good, so a found one is remembered. */
+const knownMarkets = new WeakMap<ReadModelDatabase, Map<string, { market_uuid: string; market_symbol: string }>>();
+
 export async function marketBySymbol(db: ReadModelDatabase, symbol: string): Promise<{ market_uuid: string; market_symbol: string }> {
+  let known = knownMarkets.get(db);
+  if (!known) knownMarkets.set(db, (known = new Map()));
+  const hit = known.get(symbol);
+  if (hit) return hit;
   const found: Array<{ market_uuid: string; market_symbol: string }> = await db.reader.query(db.sql('SELECT market_uuid, market_symbol FROM mtf_markets WHERE market_symbol = ?'), [symbol]);
   if (found.length === 0) throw new PlatformError('NOT_FOUND', 'No such market.', { details: [{ field: 'market', issue: 'unknown market symbol' }] });
+  known.set(symbol, found[0]);
   return found[0];
 }
 

@@ -16,6 +16,12 @@ export interface ExecuteOptions {
   /** The version (stream revision) the client read; omitted means "whatever is current". */
   expectedVersion?: bigint;
   maxAttempts?: number;
+  /**
+   * The stream is named by an id made for this command (a new order's): it cannot exist yet, so the first attempt
+   * decides on the initial state without reading it, and the append's `no_stream` expectation proves the guess (a
+   * conflict, such as a retried request's own earlier append, is read and decided again as usual).
+   */
+  newStream?: boolean;
   /** Clock and id source, for tests and replays. */
   now?: () => Date;
   newId?: () => string;
@@ -109,7 +115,8 @@ export class CommandExecutor {
   private async executeNow<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions): Promise<CommandOutcome<S>> {
     const maxAttempts = options.expectedVersion === undefined ? (options.maxAttempts ?? 8) : 1;
     for (let attempt = 1; ; attempt++) {
-      const entry = await this.loadEntry(stream, decider);
+      const guess = attempt === 1 && options.newStream === true && options.expectedVersion === undefined ? this.states.entry(stream, decider) : null;
+      const entry = guess !== null && guess.version === null ? guess : await this.loadEntry(stream, decider);
       const { state, version } = entry;
       const earlier = await this.ownEarlierAppend(stream, entry);
       if (earlier) return earlier;
@@ -141,6 +148,7 @@ export class CommandExecutor {
         // Fold the append into the entry (a load that read it meanwhile has already: the revisions tell).
         const first = result.next_revision - BigInt(events.length) + 1n;
         this.states.fold(stream, entry, events.map((e, i) => ({ event_id: e.event_id, type: e.type, data: e.data, revision: first + BigInt(i), position: result.position })));
+        if (entry === guess) this.states.keep(stream, entry);
         return { state: entry.state, version: result.next_revision, position: result.position, events };
       } catch (error) {
         rewindIds(mark);
