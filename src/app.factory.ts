@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { newId } from './platform/context/request-context';
-import { CommandPipelineInterceptor } from './platform/http/command-pipeline.interceptor';
+import { CommandPipelineGuard } from './platform/http/command-pipeline';
 import { IdempotencyStore } from './platform/http/idempotency.store';
 import { PlatformExceptionFilter } from './platform/http/platform-exception.filter';
 import { assertAcceptableJson, assertUtf8ContentType } from './platform/http/json-body';
@@ -35,15 +35,18 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   const fastify = app.getHttpAdapter().getInstance();
   installJsonOnly(fastify, options.config.bodyLimitBytes);
   const metrics = app.get(MetricsService);
+  const pipeline = app.get(CommandPipelineGuard);
   installRequestLifecycle(fastify, {
     idempotency: app.get(IdempotencyStore),
     observe: (method, route, status, seconds) => metrics.httpRequests.observe({ method, route, status: String(status) }, seconds),
     log: (request, reply) => logRequest(pinoLogger, request, reply),
+    settle: (request) => pipeline.settle(request),
   });
 
   app.useGlobalFilters(app.get(PlatformExceptionFilter));
   app.useGlobalPipes(app.get(PlatformValidationPipe));
-  app.useGlobalInterceptors(app.get(CommandPipelineInterceptor));
+  // After the auth guard (an APP_GUARD, registered when the module was scanned): idempotency keys are per caller.
+  app.useGlobalGuards(pipeline);
 
   const document = SwaggerModule.createDocument(
     app,

@@ -12,7 +12,7 @@ import { PLATFORM_CONFIG, type PlatformConfig } from './config/platform-config';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.port';
 import { EventStoreDbEventStore } from './event-store/eventstoredb/eventstoredb.event-store';
 import { SqliteEventStore } from './event-store/sqlite/sqlite.event-store';
-import { CommandPipelineInterceptor } from './http/command-pipeline.interceptor';
+import { CommandPipelineGuard } from './http/command-pipeline';
 import { IdempotencyStore } from './http/idempotency.store';
 import { PlatformExceptionFilter } from './http/platform-exception.filter';
 import { PlatformValidationPipe } from './http/validation';
@@ -104,11 +104,11 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         CommandExecutor,
         MetricsService,
         KafkaPublisherService,
-        CommandPipelineInterceptor,
+        CommandPipelineGuard,
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineInterceptor, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 

@@ -10,6 +10,7 @@ import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/eve
 import { Logger } from 'nestjs-pino';
 import { createRequestContext, runWithContext } from '../../src/platform/context/request-context';
 import { startTestApp, type TestApp } from '../support/app';
+import { registerTrader } from '../support/traders';
 
 describe('HTTP conventions', () => {
   let t: TestApp;
@@ -151,6 +152,21 @@ describe('HTTP conventions', () => {
       expect(again.body).toBe(first.body);
       expect(again.headers['x-position']).toBe(first.headers['x-position']);
       expect(await store().readStream(`test-ledger-${id}`)).toHaveLength(2);
+    });
+
+    it('keeps keys per caller: the same key and body from two signed-in callers are two commands', async () => {
+      const [ada, bob] = [await registerTrader(t), await registerTrader(t)];
+      const body = { direction: 'BUY', market: 'BTC-PERP', order_size: '0.010', limit_price: '1000.0', external_ref: 'same-ref' };
+      const place = (who: Record<string, string>) => t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/orders', payload: body, headers: { ...who, 'idempotency-key': 'shared-key-1' } });
+      const a = await place(ada);
+      const b = await place(bob);
+      expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
+      expect(b.headers['idempotent-replay']).toBeUndefined();
+      expect(b.json().response.order_uuid).not.toBe(a.json().response.order_uuid);
+      // The same caller again is a replay of its own answer.
+      const again = await place(ada);
+      expect(again.headers['idempotent-replay']).toBe('true');
+      expect(again.json().response.order_uuid).toBe(a.json().response.order_uuid);
     });
 
     it('refuses the same key with another body, and scopes nothing across keys', async () => {

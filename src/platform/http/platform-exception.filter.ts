@@ -2,7 +2,7 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
-import { IdempotentReplay } from './command-pipeline.interceptor';
+import { IdempotentReplay } from './command-pipeline';
 import { sendError } from './request-lifecycle';
 
 @Catch()

@@ -4,7 +4,7 @@
  * size) reach Nest's handler and so the platform exception filter like any other.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS_ACTOR, createRequestContext, type RequestContext } from '../context/request-context';
+import { ANONYMOUS_ACTOR, createRequestContext, runWithContext, type RequestContext } from '../context/request-context';
 import type { IdempotencyStore } from './idempotency.store';
 import { mapError } from './error-envelope';
 
@@ -34,10 +34,21 @@ export interface LifecycleDeps {
   observe(method: string, route: string, status: number, seconds: number): void;
   /** The request's log line (see logging/logger.config). */
   log(request: FastifyRequest, reply: FastifyReply): void;
+  /** Before any answer leaves: read-your-writes for what the request appended (CommandPipelineGuard.settle). */
+  settle(request: FastifyRequest): Promise<void>;
 }
 
 export function installRequestLifecycle(fastify: FastifyInstance, deps: LifecycleDeps): void {
   fastify.decorateRequest('platformContext', null as unknown as RequestContext);
+
+  // Every route handler (Nest's guards, pipes and handler) runs inside its request's context: event metadata, ids
+  // and read-your-writes positions come from it. Installed before Nest registers its routes.
+  fastify.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function inRequestContext(this: unknown, request: FastifyRequest, reply: FastifyReply) {
+      return runWithContext(request.platformContext, () => handler.call(this as FastifyInstance, request, reply));
+    };
+  });
 
   fastify.addHook('onRequest', async (request, reply) => {
     request.platformContext = createRequestContext({ request_id: String(request.id), actor: ANONYMOUS_ACTOR });
@@ -47,6 +58,7 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
   });
 
   fastify.addHook('onSend', async (request, reply, payload) => {
+    await deps.settle(request);
     const ctx = request.platformContext;
     // Successful commands only: on a refusal the header would tell an observer that something was recorded (e.g. a
     // failed sign-in of a known address).

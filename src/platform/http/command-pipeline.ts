@@ -1,14 +1,18 @@
 /**
- * Wraps every handler: runs it inside the request context, applies Idempotency-Key to POSTs, waits for
- * X-Min-Position before reads, and after a command waits (bounded) until the projections it affects have passed
- * its commit position — read-your-writes (PLATFORM.md section 1).
+ * The command pipeline around every route (PLATFORM.md section 1 and 4), in three places so no per-request wrapper
+ * is needed (Nest's interceptor chain binds two async resources and an rxjs pipeline per request, a tenth of a small
+ * request's CPU):
+ * - `runInRequestContext` (installed by the request lifecycle on every route) runs the whole Nest handler, guards and
+ *   pipes included, inside the request context;
+ * - `CommandPipelineGuard`, after the auth guard (it needs the caller): waits for X-Min-Position before reads and
+ *   applies Idempotency-Key to POSTs;
+ * - `settle` (the lifecycle's onSend, before any answer leaves, refusals included): after a command, waits (bounded)
+ *   until the projections it affects have passed its commit position (read-your-writes).
  */
-import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import { loadOrCreateKey } from '../security/key-file';
-import { from, lastValueFrom, Observable } from 'rxjs';
-import { runWithContext } from '../context/request-context';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
 import { PlatformError, ValidationFailed } from '../errors';
 import { ProjectionRunner } from '../projections/projection-runner';
@@ -27,7 +31,7 @@ export class IdempotentReplay extends Error {
 }
 
 @Injectable()
-export class CommandPipelineInterceptor implements NestInterceptor {
+export class CommandPipelineGuard implements CanActivate {
   constructor(
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly runner: ProjectionRunner,
@@ -39,22 +43,18 @@ export class CommandPipelineInterceptor implements NestInterceptor {
 
   private readonly fingerprintKey: Buffer;
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const secretResponse = this.reflector.getAllAndOverride<boolean>(SECRET_RESPONSE, [context.getHandler(), context.getClass()]) === true;
-    return from(runWithContext(request.platformContext, () => this.handle(request, next, secretResponse)));
-  }
-
-  private async handle(request: FastifyRequest, next: CallHandler, secretResponse: boolean): Promise<unknown> {
     await this.waitForMinPosition(request);
     if (!secretResponse) await this.beginIdempotent(request);
-    try {
-      return await lastValueFrom(next.handle(), { defaultValue: undefined });
-    } finally {
-      // Also when the command refused after recording something (a failed login): the answer follows the write.
-      await this.awaitProjections(request);
-    }
+    return true;
+  }
+
+  /** Also when the command refused after recording something (a failed login): the answer follows the write. */
+  async settle(request: FastifyRequest): Promise<void> {
+    await this.awaitProjections(request);
   }
 
   private async awaitProjections(request: FastifyRequest): Promise<void> {
