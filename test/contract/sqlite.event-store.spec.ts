@@ -33,6 +33,42 @@ describe('SqliteEventStore specifics', () => {
     await reopened.close();
   });
 
+  it('answers reads at a stream\'s known end without a query, and sees another connection\'s appends at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-'));
+    dirs.push(dir);
+    const file = join(dir, 'events.sqlite');
+    const a = new SqliteEventStore({ filename: file });
+    const b = new SqliteEventStore({ filename: file });
+    const queries = jest.spyOn((a as unknown as { stmt: { forwards: { all: () => unknown } } }).stmt.forwards, 'all');
+    const backQueries = jest.spyOn((a as unknown as { stmt: { backwards: { all: () => unknown } } }).stmt.backwards, 'all');
+
+    await a.append('heads-1', [newEvent('One'), newEvent('Two')], 'no_stream');
+    // Its own commit told a where the stream ends: nothing new from revision 2, no query.
+    expect(await a.readStream('heads-1', { fromRevision: 2n })).toEqual([]);
+    expect(queries).not.toHaveBeenCalled();
+    // A read from the head learns the last event; the next one is served from it, equal to the row.
+    const [last] = await a.readStream('heads-1', { direction: 'backwards', maxCount: 1 });
+    expect(last.type).toBe('Two');
+    expect(backQueries).toHaveBeenCalledTimes(1);
+    expect(await a.readStream('heads-1', { direction: 'backwards', maxCount: 1 })).toEqual([last]);
+    expect(backQueries).toHaveBeenCalledTimes(1);
+    // Its own next append moves the known head and its last event.
+    await a.append('heads-1', [newEvent('Three')], 1n);
+    expect((await a.readStream('heads-1', { direction: 'backwards', maxCount: 1 })).map((e) => e.type)).toEqual(['Three']);
+    expect(backQueries).toHaveBeenCalledTimes(1);
+
+    // Another connection appends: a's next reads query again and see it, forwards and from the head.
+    await b.append('heads-1', [newEvent('Four')], 2n);
+    expect((await a.readStream('heads-1', { fromRevision: 3n })).map((e) => e.type)).toEqual(['Four']);
+    expect((await a.readStream('heads-1', { direction: 'backwards', maxCount: 1 })).map((e) => e.type)).toEqual(['Four']);
+    expect(backQueries).toHaveBeenCalledTimes(2);
+    // And a stream another connection creates is not taken for absent.
+    expect(await a.readStream('heads-2')).toEqual([]);
+    await b.append('heads-2', [newEvent('Born')], 'no_stream');
+    expect((await a.readStream('heads-2')).map((e) => e.type)).toEqual(['Born']);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('serves reads at the head from its tail of parsed events, equal to the rows, and never skips another process\'s appends', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'es-'));
     dirs.push(dir);

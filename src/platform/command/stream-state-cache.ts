@@ -35,6 +35,9 @@ const TAIL_LENGTH = 32;
 export class StreamStateCache {
   /** Insertion order is recency order: a hit moves to the end, the first entry is the least recently used. */
   private readonly entries = new Map<string, StreamState<unknown>>();
+  /** When each entry last moved to the end (in `keep` calls). */
+  private readonly movedAt = new WeakMap<StreamState<unknown>, number>();
+  private keeps = 0;
 
   constructor(private readonly capacity = 10_000) {}
 
@@ -82,6 +85,11 @@ export class StreamStateCache {
 
   /** Keeps `entry` as the stream's cached state (the most recently used). */
   keep(stream: string, entry: StreamState<unknown>): void {
+    const now = ++this.keeps;
+    // A hot entry (a market, a session) is moved only every quarter of the capacity: moving it on every hit churns
+    // the map, and it cannot come near eviction in between (at most a quarter of the capacity is added meanwhile).
+    if (this.entries.get(stream) === entry && now - (this.movedAt.get(entry) ?? -Infinity) < this.capacity / 4) return;
+    this.movedAt.set(entry, now);
     this.entries.delete(stream);
     this.entries.set(stream, entry);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);

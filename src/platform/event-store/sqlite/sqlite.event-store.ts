@@ -81,6 +81,15 @@ export const INSERT_EVENT = `INSERT INTO events (event_id, stream, revision, typ
 /** Newest committed events kept parsed for subscriptions at the head (see SqliteEventStore.tail). */
 const TAIL_CACHE_SIZE = 20_000;
 
+/** Streams whose head this process knows (see SqliteEventStore.heads); the oldest learned is forgotten first. */
+const KNOWN_HEADS = 20_000;
+
+/** What this process knows of a stream's end: no event at `absentFrom` or after; `last` is the one before, if kept. */
+interface StreamHead {
+  absentFrom: bigint;
+  last: EventRow | RecordedEvent | null;
+}
+
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
@@ -99,6 +108,14 @@ export class SqliteEventStore implements EventStore {
    */
   private tail: Array<EventRow | RecordedEvent> = [];
   private tailStart = 0n;
+  /**
+   * Where streams end, as this process last saw them (its reads and its own commits). Valid while no other
+   * connection has committed to the file, which `PRAGMA data_version` tells for a few microseconds (a point read of
+   * the events table costs ten times that under load): a command's reload of a stream with nothing new, or a
+   * session's revocation check, then needs no query. Any commit by another connection forgets them all.
+   */
+  private readonly heads = new Map<string, StreamHead>();
+  private headsVersion: number | null = null;
 
   private readonly stmt: {
     tail: Database.Statement<[string], { revision: bigint; event_commitment: string }>;
@@ -108,6 +125,7 @@ export class SqliteEventStore implements EventStore {
     backwards: Database.Statement<[string, bigint, number], EventRow>;
     all: Database.Statement<[bigint, number], EventRow>;
     head: Database.Statement<[], { head: bigint | null }>;
+    dataVersion: Database.Statement<[], { data_version: number }>;
   };
   private readonly commitBatch: (batch: PendingAppend[]) => Array<AppendResult | { error: unknown }>;
 
@@ -130,7 +148,9 @@ export class SqliteEventStore implements EventStore {
       backwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?')),
       all: safe(this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?')),
       head: safe(this.db.prepare('SELECT MAX(position) AS head FROM events')),
+      dataVersion: this.db.prepare('PRAGMA data_version'),
     };
+    this.headsVersion = this.stmt.dataVersion.get()!.data_version;
 
     // Nested better-sqlite3 transactions are savepoints: a failing append rolls back alone. A one-event append
     // needs none: its only write is one INSERT, which SQLite undoes by itself when it fails.
@@ -205,6 +225,7 @@ export class SqliteEventStore implements EventStore {
       if ('error' in r) req.reject(r.error);
       else {
         if (req.recorded) this.remember(req.recorded);
+        if (req.recorded && req.recorded.length > 0) this.learnAppended(req.stream, req.recorded[req.recorded.length - 1]);
         req.resolve(r);
       }
     });
@@ -297,11 +318,56 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const rows =
-      options.direction === 'backwards'
-        ? this.stmt.backwards.all(stream, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit)
-        : this.stmt.forwards.all(stream, options.fromRevision ?? 0n, limit);
-    return rows.map(toRecorded);
+    const heads = this.knownHeads();
+    const known = heads.get(stream);
+    if (options.direction === 'backwards') {
+      const fromHead = options.fromRevision === undefined;
+      if (known && fromHead && limit >= 1) {
+        if (known.absentFrom === 0n) return [];
+        if (known.last && limit === 1) return [this.parsedLast(known)];
+      }
+      const rows = this.stmt.backwards.all(stream, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit);
+      if (fromHead && limit >= 1) this.learn(heads, stream, rows.length === 0 ? { absentFrom: 0n, last: null } : { absentFrom: rows[0].revision + 1n, last: keepable(rows[0]) });
+      return rows.map(toRecorded);
+    }
+    const from = options.fromRevision ?? 0n;
+    if (known && from >= known.absentFrom) return [];
+    const recorded = this.stmt.forwards.all(stream, from, limit).map(toRecorded);
+    // A read that stopped short of its limit has seen the stream's end.
+    if (recorded.length < limit) {
+      const end = recorded.length === 0 ? from : recorded[recorded.length - 1].revision + 1n;
+      if (!known || end !== known.absentFrom) this.learn(heads, stream, { absentFrom: end, last: null });
+    }
+    return recorded;
+  }
+
+  /** The known heads, or none once another connection has committed since they were learned. */
+  private knownHeads(): Map<string, StreamHead> {
+    const version = this.stmt.dataVersion.get()!.data_version;
+    if (version !== this.headsVersion) {
+      this.heads.clear();
+      this.headsVersion = version;
+    }
+    return this.heads;
+  }
+
+  private learn(heads: Map<string, StreamHead>, stream: string, head: StreamHead): void {
+    const known = heads.get(stream);
+    // Never go back: a read can only see what was committed before it, and commits update the head as they land.
+    if (known && known.absentFrom > head.absentFrom) return;
+    heads.set(stream, head);
+    if (heads.size > KNOWN_HEADS) heads.delete(heads.keys().next().value as string);
+  }
+
+  /** A commit of this process moves the stream's head (the last event is kept only for streams read from the head). */
+  private learnAppended(stream: string, last: EventRow): void {
+    const known = this.heads.get(stream);
+    this.learn(this.heads, stream, { absentFrom: last.revision + 1n, last: known?.last ? keepable(last) : null });
+  }
+
+  private parsedLast(head: StreamHead): RecordedEvent {
+    const last = head.last!;
+    return typeof last.data === 'string' ? (head.last = toRecorded(last as EventRow)) : (last as RecordedEvent);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -390,6 +456,11 @@ function expectationHolds(expected: ExpectedRevision, current: bigint | null): b
   if (expected === 'no_stream') return current === null;
   if (expected === 'stream_exists') return current !== null;
   return current === expected;
+}
+
+/** A stream's last event is kept for the next read from its head only when small (not an engine snapshot). */
+function keepable(row: EventRow): EventRow | null {
+  return row.data.length + row.metadata.length <= 8192 ? row : null;
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
