@@ -5,9 +5,10 @@ import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { IsIn, IsOptional, Matches } from 'class-validator';
+import { IsIn, Matches } from 'class-validator';
 import { CurrentPrincipal, WorkloadAllowed, type Principal } from '../../platform/auth/principal';
 import { pageLimit, PageQuery } from '../../platform/http/pagination';
+import { Optional } from '../../platform/http/validation';
 import { Public, SecretResponse } from '../../platform/http/public.decorator';
 import {
   ChangeBindingState, ChangeExecutionMode, CreateBinding, CreateIntent, EvaluateIntent, IssueWorkloadToken, policyTerms, PublishPolicy, ReviewApproval, SettleIntent, type CreatedBinding,
@@ -26,12 +27,12 @@ export class BindingListQuery extends PageQuery {
 }
 
 export class PolicyVersionQuery {
-  @IsOptional() @Matches(/^[1-9]\d{0,8}$/, { message: 'version must be a positive integer' })
+  @Optional() @Matches(/^[1-9]\d{0,8}$/, { message: 'version must be a positive integer' })
   version?: string;
 }
 
 export class ApprovalListQuery extends PageQuery {
-  @IsOptional() @IsIn(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED'])
+  @Optional() @IsIn(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED'])
   state?: string;
 }
 

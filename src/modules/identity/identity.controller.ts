@@ -119,7 +119,7 @@ export class IdentityController {
   @SecretResponse()
   @Post('identity/authenticator/enrollments')
   enroll(@Body() body: AuthenticatorEnrollmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new StartAuthenticatorEnrollment(principal, body.issuer, body.label));
+    return this.commandBus.execute(new StartAuthenticatorEnrollment(principal, body.issuer ?? undefined, body.label ?? undefined));
   }
 
   @SecretResponse()
@@ -132,7 +132,8 @@ export class IdentityController {
   @Post('identity/authenticator/disable')
   @HttpCode(200)
   disableAuthenticator(@Body() body: AuthenticatorDisableRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new DisableAuthenticator(principal, body.recovery_code, body.step_up_token));
+    // Both may be null (seeds 001): a null one is not supplied, so `{recovery_code: null, step_up_token: …}` is one method.
+    return this.commandBus.execute(new DisableAuthenticator(principal, body.recovery_code ?? undefined, body.step_up_token ?? undefined));
   }
 
   // --- contact ------------------------------------------------------------------------------------------------------
@@ -158,7 +159,8 @@ export class IdentityController {
   @Post('identity/closure')
   @HttpCode(202)
   requestClosure(@Body() body: AccountClosureRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new RequestAccountClosure(principal, body.current_password, body.reason_code, body.step_up_token));
+    // A null reason_code or step_up_token (seeds 001: may be null) is not supplied.
+    return this.commandBus.execute(new RequestAccountClosure(principal, body.current_password, body.reason_code ?? undefined, body.step_up_token ?? undefined));
   }
 
   @Get('identity/closure')
@@ -170,7 +172,7 @@ export class IdentityController {
   @Post('identity/closure/cancel')
   @HttpCode(200)
   cancelClosure(@Body() body: AccountClosureCancellationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new CancelAccountClosure(principal, body.step_up_token));
+    return this.commandBus.execute(new CancelAccountClosure(principal, body.step_up_token ?? undefined));
   }
 
   // --- tenants and workspaces -------------------------------------------------------------------------------------

@@ -38,7 +38,8 @@ export function canonicalOrderSpec(o: CanonicalOrder): OrderSpec {
   if (o.leverage > 1) unsupported.push({ field: 'leverage', issue: 'this venue trades unlevered: leverage must be 0 or 1' });
   for (const [field, issue] of UNSUPPORTED) if (o[field] !== undefined && o[field] !== null) unsupported.push({ field, issue });
   if (unsupported.length > 0) throw new RuleViolation('The order uses what this venue does not support.', unsupported);
-  if (o.quantity === undefined) throw new ValidationFailed('The order needs a quantity.', [{ field: 'quantity', issue: 'required' }]);
+  // quantity may be null (seeds 001, CanonicalOrder `quantity?`): null is no quantity, as absent is (it was a 500).
+  if (o.quantity === undefined || o.quantity === null) throw new ValidationFailed('The order needs a quantity.', [{ field: 'quantity', issue: 'required' }]);
   const bookOrCancel = o.time_in_force === 'BOOK_OR_CANCEL';
   return {
     market_symbol: o.market,
@@ -130,7 +131,8 @@ export class ClosePositionHandler implements ICommandHandler<ClosePosition, Plac
     if (open.length === 0) throw new StateConflict(marketSymbol ? `No open position in ${marketSymbol}.` : 'No open position.');
     if (open.length > 1) throw new ValidationFailed('Positions are open in several markets: name one.', [{ field: 'market', issue: `one of ${open.map((p) => p.market).join(', ')}` }]);
     const held = parseDecimal(open[0].quantity);
-    const quantity = request.quantity === undefined ? held : parseDecimal(request.quantity);
+    // quantity may be null (seeds 001, ClosePositionRequest `quantity?`): null, like absent, is the whole position.
+    const quantity = request.quantity === undefined || request.quantity === null ? held : parseDecimal(request.quantity);
     if (quantity > held) throw new RuleViolation('The quantity exceeds the position.', [{ field: 'quantity', issue: `at most ${formatDecimal(held)}` }]);
     return this.commandBus.execute(
       new PlaceOrder(principal, {

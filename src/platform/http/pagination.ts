@@ -4,18 +4,19 @@
  * builders; `rawPage` / `rawPageAfter` page the raw-SQL read paths (orders, AI wallets, agentic memory).
  */
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { ValidationFailed } from '../errors';
+import { Optional } from './validation';
 
 export class PageQuery {
   @ApiPropertyOptional({ description: 'Page size.', example: '50' })
-  @IsOptional()
+  @Optional()
   @Matches(/^\d{1,4}$/, { message: 'limit must be a positive integer' })
   limit?: string;
 
   @ApiPropertyOptional({ description: 'Opaque cursor from the previous page.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(512)
   cursor?: string;

@@ -4,7 +4,7 @@
  */
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, registerDecorator, validate, type ValidationError, type ValidationOptions } from 'class-validator';
+import { getMetadataStorage, registerDecorator, validate, ValidateIf, type ValidationError, type ValidationOptions } from 'class-validator';
 import { ValidationFailed, type ErrorDetail } from '../errors';
 
 const NO_EXTRA_FIELDS = Symbol('noExtraFields');
@@ -39,6 +39,25 @@ function memoizeRuleLookups(): void {
   }
 }
 memoizeRuleLookups();
+
+/**
+ * An optional request field: it may be absent, and a JSON `null` is validated like any other value, so the field's
+ * own rules (`@IsString()`, `@Matches()`…) reject it with their message. Why not class-validator's `@IsOptional()`:
+ * that skips validation for `null` too, and a null then reaches handlers written for "absent or a string" (a 500)
+ * or an event its projector cannot read. Use this unless the seeds mark the field "may be null".
+ */
+export function Optional(): PropertyDecorator {
+  return ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+}
+
+/**
+ * An optional field the seeds document as nullable (`?` in document 001's legend, "null or …" in document 000):
+ * absent and `null` both skip validation. The handler receives `null` and must treat it (usually: as absent); type
+ * the property `T | null` so the compiler makes it.
+ */
+export function OptionalNullable(): PropertyDecorator {
+  return ValidateIf((_object: unknown, value: unknown) => value !== undefined && value !== null);
+}
 
 /** Marks a DTO whose shape allows no unknown fields (the seeds' "no extra fields allowed"). */
 export function NoExtraFields(): ClassDecorator {

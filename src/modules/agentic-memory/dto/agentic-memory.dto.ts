@@ -5,9 +5,9 @@
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf, ValidateNested, registerDecorator, type ValidationArguments } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsNumber, IsObject, IsString, Length, Matches, Max, Min, ValidateNested, registerDecorator, type ValidationArguments } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
-import { NoExtraFields } from '../../../platform/http/validation';
+import { NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 import { ACCESS_MODES, DISCOVERY_MODES } from '../domain/access';
 import { ITEM_STATES, KNOWLEDGE_CAPABILITIES, PRIORITIES, REQUEST_STATES } from '../domain/collection';
 import { CLASSIFICATIONS, contentProblems, isPublicRef, MAX_SOURCE_REFS, OBJECT_TYPES, secretIssue } from '../domain/objects';
@@ -111,26 +111,26 @@ export class RequestParam {
 }
 
 export class VersionQuery {
-  @IsOptional() @Matches(/^[1-9]\d{0,8}$/, { message: 'version must be a positive integer' })
+  @Optional() @Matches(/^[1-9]\d{0,8}$/, { message: 'version must be a positive integer' })
   version?: string;
 }
 
 export class CatalogueQuery extends PageQuery {
   @ApiPropertyOptional({ description: "a workspace of yours: every collection it publishes, whatever its discovery mode" })
-  @IsOptional() @Matches(HEX32, hex32('workspace_uuid'))
+  @Optional() @Matches(HEX32, hex32('workspace_uuid'))
   workspace_uuid?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64)
+  @ApiPropertyOptional() @Optional() @IsString() @Length(1, 64)
   category?: string;
 }
 
 export class ItemListQuery extends PageQuery {
-  @ApiPropertyOptional({ enum: ITEM_STATES }) @IsOptional() @IsIn(ITEM_STATES as unknown as string[])
+  @ApiPropertyOptional({ enum: ITEM_STATES }) @Optional() @IsIn(ITEM_STATES as unknown as string[])
   state?: string;
 }
 
 export class InboxQuery extends PageQuery {
-  @ApiPropertyOptional({ enum: REQUEST_STATES, description: 'default OPEN' }) @IsOptional() @IsIn(REQUEST_STATES as unknown as string[])
+  @ApiPropertyOptional({ enum: REQUEST_STATES, description: 'default OPEN' }) @Optional() @IsIn(REQUEST_STATES as unknown as string[])
   state?: string;
 }
 
@@ -152,9 +152,10 @@ export class AgenticMemoryCollectionRequest {
   @ApiProperty({ example: 'operations' }) @IsString() @Length(1, 64) @NoCredentials()
   category!: string;
 
-  @ApiPropertyOptional({ example: 'payments-runbook', description: 'unique in the tenant, fixed once chosen' })
-  @IsOptional() @IsString() @NoCredentials() @Matches(SLUG, { message: 'slug must be 3-64 lowercase letters, digits and inner hyphens, and not 32 hex characters' })
-  slug?: string;
+  /** slug? is nullable on the seeds' AgenticMemoryCollectionResponse (001): null, like absent, is no slug (`?? null`). */
+  @ApiPropertyOptional({ example: 'payments-runbook', nullable: true, description: 'unique in the tenant, fixed once chosen' })
+  @OptionalNullable() @IsString() @NoCredentials() @Matches(SLUG, { message: 'slug must be 3-64 lowercase letters, digits and inner hyphens, and not 32 hex characters' })
+  slug?: string | null;
 
   @ApiProperty({ enum: ACCESS_MODES }) @IsIn(ACCESS_MODES as unknown as string[])
   access_mode!: string;
@@ -168,49 +169,46 @@ export class AgenticMemoryCollectionRequest {
   capabilities!: string[];
 
   @ApiPropertyOptional({ description: 'SELECTED_WORKSPACES: the workspaces whose members have access' })
-  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
+  @Optional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
   selected_workspaces?: string[];
 
   @ApiPropertyOptional({ description: 'INVITE_ONLY: the profiles (profile_uuid) that have access' })
-  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
+  @Optional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
   invited_principals?: string[];
 }
 
 /**
- * A field of a partial update: absent means "unchanged", so it is validated only when present, and `null` (which
- * class-validator's IsOptional would let through to the stored settings) fails its type rule.
+ * Settings to change; the slug and the publishing workspace never change. Each field is `@Optional()`: absent means
+ * "unchanged", and `null` (not a value any setting takes) fails its type rule instead of reaching the stored settings.
  */
-const PresentNotNull = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
-
-/** Settings to change; the slug and the publishing workspace never change. */
 @NoExtraFields()
 export class AgenticMemoryCollectionUpdate {
-  @ApiPropertyOptional() @PresentNotNull() @IsString() @Length(1, 200) @NoCredentials()
+  @ApiPropertyOptional() @Optional() @IsString() @Length(1, 200) @NoCredentials()
   title?: string;
 
-  @ApiPropertyOptional() @PresentNotNull() @IsString() @Length(1, 4000) @NoCredentials()
+  @ApiPropertyOptional() @Optional() @IsString() @Length(1, 4000) @NoCredentials()
   description?: string;
 
-  @ApiPropertyOptional() @PresentNotNull() @IsString() @Length(1, 64) @NoCredentials()
+  @ApiPropertyOptional() @Optional() @IsString() @Length(1, 64) @NoCredentials()
   category?: string;
 
-  @ApiPropertyOptional({ enum: ACCESS_MODES }) @PresentNotNull() @IsIn(ACCESS_MODES as unknown as string[])
+  @ApiPropertyOptional({ enum: ACCESS_MODES }) @Optional() @IsIn(ACCESS_MODES as unknown as string[])
   access_mode?: string;
 
-  @ApiPropertyOptional({ enum: DISCOVERY_MODES }) @PresentNotNull() @IsIn(DISCOVERY_MODES as unknown as string[])
+  @ApiPropertyOptional({ enum: DISCOVERY_MODES }) @Optional() @IsIn(DISCOVERY_MODES as unknown as string[])
   discovery_mode?: string;
 
   @ApiPropertyOptional({ enum: KNOWLEDGE_CAPABILITIES, isArray: true })
-  @PresentNotNull() @IsArray() @ArrayMaxSize(KNOWLEDGE_CAPABILITIES.length) @ArrayUnique()
+  @Optional() @IsArray() @ArrayMaxSize(KNOWLEDGE_CAPABILITIES.length) @ArrayUnique()
   @IsIn(KNOWLEDGE_CAPABILITIES as unknown as string[], { each: true, message: `capabilities are knowledge capabilities only: each one of ${KNOWLEDGE_CAPABILITIES.join(', ')}` })
   capabilities?: string[];
 
   @ApiPropertyOptional({ description: 'replaces the allowlist' })
-  @PresentNotNull() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
+  @Optional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each selected workspace must be 32 lowercase hex characters' })
   selected_workspaces?: string[];
 
   @ApiPropertyOptional({ description: 'replaces the invitations' })
-  @PresentNotNull() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
+  @Optional() @IsArray() @ArrayMaxSize(MAX_AUDIENCE) @Matches(HEX32, { each: true, message: 'each invited principal must be a profile_uuid (32 lowercase hex characters)' })
   invited_principals?: string[];
 }
 
@@ -235,19 +233,21 @@ export class ContextObject {
   @ApiProperty({ enum: CLASSIFICATIONS }) @IsIn(CLASSIFICATIONS as unknown as string[], { message: `classification must be one of ${CLASSIFICATIONS.join(', ')} (restricted material does not belong in shared memory)` })
   classification!: string;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1, description: 'metadata only: it decides nothing' })
-  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
-  confidence?: number;
+  /** confidence? (seeds 001, ContextObject): may be null, stored as null (`?? null`). */
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, nullable: true, description: 'metadata only: it decides nothing' })
+  @OptionalNullable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
+  confidence?: number | null;
 
   @ApiPropertyOptional({ description: 'structured: the fields of its object type (see docs/agentic-memory.md)' })
-  @IsOptional() @IsObject() @IsMemoryContent()
+  @Optional() @IsObject() @IsMemoryContent()
   content?: Record<string, unknown>;
 
-  @ApiPropertyOptional() @IsOptional() @Matches(HEX64, sha256Hex('source_memory_commitment'))
-  source_memory_commitment?: string;
+  /** source_memory_commitment? (seeds 001, ContextObject): may be null, stored as null (`?? null`). */
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @Matches(HEX64, sha256Hex('source_memory_commitment'))
+  source_memory_commitment?: string | null;
 
   @ApiPropertyOptional({ description: 'public-safe identifiers or commitments' })
-  @IsOptional() @IsArray() @ArrayMaxSize(MAX_SOURCE_REFS) @IsString({ each: true }) @Length(1, 200, { each: true }) @ArePublicRefs()
+  @Optional() @IsArray() @ArrayMaxSize(MAX_SOURCE_REFS) @IsString({ each: true }) @Length(1, 200, { each: true }) @ArePublicRefs()
   source_refs?: string[];
 }
 
@@ -255,17 +255,17 @@ export class ContextObject {
 @NoExtraFields()
 export class AgenticMemoryItemRequest extends ContextObject {
   @ApiPropertyOptional({ description: "private: the record's id in your own systems" })
-  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9._:/-]{1,200}$/, { message: 'source_id must be 1-200 characters of [A-Za-z0-9._:/-]' }) @NoCredentials()
+  @Optional() @IsString() @Matches(/^[A-Za-z0-9._:/-]{1,200}$/, { message: 'source_id must be 1-200 characters of [A-Za-z0-9._:/-]' }) @NoCredentials()
   source_id?: string;
 
   @ApiPropertyOptional({ description: 'private: material kept with the object, never projected' })
-  @IsOptional() @IsObject() @MaxJsonBytes(MAX_PAYLOAD_BYTES) @NoCredentials()
+  @Optional() @IsObject() @MaxJsonBytes(MAX_PAYLOAD_BYTES) @NoCredentials()
   payload?: Record<string, unknown>;
 }
 
 @NoExtraFields()
 export class ReviewItemRequest {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 500) @NoCredentials()
+  @ApiPropertyOptional() @Optional() @IsString() @Length(1, 500) @NoCredentials()
   reason?: string;
 }
 
@@ -282,10 +282,11 @@ export class AgenticMemoryQueryRequest {
   @ApiProperty({ example: 'Which settlement window applies to EU payouts?' }) @IsString() @Length(1, 2000) @NoPrivateMaterial()
   question!: string;
 
-  @ApiPropertyOptional({ enum: PRIORITIES, description: 'a label; it changes no authority' }) @IsOptional() @IsIn(PRIORITIES as unknown as string[])
+  // Ours, not a seeds shape: nothing here is documented nullable (ClarificationRequest's priority? is).
+  @ApiPropertyOptional({ enum: PRIORITIES, description: 'a label; it changes no authority' }) @Optional() @IsIn(PRIORITIES as unknown as string[])
   priority?: string;
 
-  @ApiPropertyOptional() @IsOptional() @Matches(HEX64, sha256Hex('agent_action_rationale_commitment'))
+  @ApiPropertyOptional() @Optional() @Matches(HEX64, sha256Hex('agent_action_rationale_commitment'))
   agent_action_rationale_commitment?: string;
 }
 
@@ -301,8 +302,9 @@ export class ClarificationRequest {
   @ApiProperty({ description: 'SHA-256 hex of the agent’s rationale, never the rationale itself' }) @Matches(HEX64, sha256Hex('agent_action_rationale_commitment'))
   agent_action_rationale_commitment!: string;
 
-  @ApiPropertyOptional({ enum: PRIORITIES, description: 'a label; it changes no authority' }) @IsOptional() @IsIn(PRIORITIES as unknown as string[])
-  priority?: string;
+  /** priority? (seeds 001, ClarificationRequest): may be null, which is NORMAL (`?? 'NORMAL'`). */
+  @ApiPropertyOptional({ enum: PRIORITIES, nullable: true, description: 'a label; it changes no authority' }) @OptionalNullable() @IsIn(PRIORITIES as unknown as string[])
+  priority?: string | null;
 }
 
 /** The seeds' ContextPublication (its fields after human_approval_commitment are ours: `objects`). */
@@ -311,7 +313,8 @@ export class ContextPublication {
   @ApiProperty() @Matches(HEX64, sha256Hex('agent_action_rationale_commitment'))
   agent_action_rationale_commitment!: string;
 
-  @ApiPropertyOptional({ description: 'SHA-256 hex of the human approval the agent acted under' }) @IsOptional() @Matches(HEX64, sha256Hex('human_approval_commitment'))
+  /** Optional, not `?` in the seeds (001, ContextPublication): null is refused. */
+  @ApiPropertyOptional({ description: 'SHA-256 hex of the human approval the agent acted under' }) @Optional() @Matches(HEX64, sha256Hex('human_approval_commitment'))
   human_approval_commitment?: string;
 
   @ApiProperty({ type: () => [ContextObject] }) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ContextObject)

@@ -5,8 +5,8 @@
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { IsDecimalString, NoExtraFields } from '../../../platform/http/validation';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsDecimalString, NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 import { EXECUTION_MODES } from '../domain/binding';
 import { CAPABILITIES, MAX_DESTINATIONS, MAX_VELOCITY_COUNT, MAX_VELOCITY_WINDOW_SECONDS } from '../domain/policy';
 
@@ -80,7 +80,8 @@ export class AiWalletPolicyRequest {
   @ApiProperty({ example: 'ETH', description: 'a native asset, never fiat' }) @IsString() @Length(1, 16)
   currency!: string;
 
-  @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z' }) @IsOptional() @IsString() @Length(1, 40)
+  /** expires_at? (seeds 001, AiWalletPolicy): null, like absent, is a policy without expiry (policyTerms' `?? null`). */
+  @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z', nullable: true }) @OptionalNullable() @IsString() @Length(1, 40)
   expires_at?: string | null;
 }
 
@@ -100,12 +101,14 @@ export class CreateBindingRequest {
   @ApiProperty({ example: '0x52908400098527886E0F7030069857D2E4169EE7' }) @IsString() @Matches(/^[A-Za-z0-9:._-]{8,128}$/, { message: 'native_address must be 8-128 characters of [A-Za-z0-9:._-]' })
   native_address!: string;
 
-  @ApiPropertyOptional() @IsOptional() @Matches(HEX32, hex32('operational_wallet_uuid'))
-  operational_wallet_uuid?: string;
+  // operational_wallet_uuid? and policy? are nullable on the seeds' AiWalletBinding (001), which this request creates:
+  // null is none (CreateBinding stores `?? null`; a null policy leaves the binding PENDING, as an absent one does).
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @Matches(HEX32, hex32('operational_wallet_uuid'))
+  operational_wallet_uuid?: string | null;
 
-  @ApiPropertyOptional({ type: () => AiWalletPolicyRequest, description: 'the first policy; the binding is PENDING until it has one' })
-  @IsOptional() @ValidateNested() @Type(() => AiWalletPolicyRequest)
-  policy?: AiWalletPolicyRequest;
+  @ApiPropertyOptional({ type: () => AiWalletPolicyRequest, nullable: true, description: 'the first policy; the binding is PENDING until it has one' })
+  @OptionalNullable() @ValidateNested() @Type(() => AiWalletPolicyRequest)
+  policy?: AiWalletPolicyRequest | null;
 }
 
 export class ChangeBindingStateRequest {
@@ -154,16 +157,18 @@ export class AiWalletIntentEvaluationRequest {
   @ApiProperty({ type: () => AiWalletDestinationDto }) @ValidateNested() @Type(() => AiWalletDestinationDto)
   destination!: AiWalletDestinationDto;
 
-  @ApiPropertyOptional({ description: 'used when rationale is omitted' }) @IsOptional() @IsString() @Length(1, 280)
-  purpose?: string;
+  // purpose? and rationale? (seeds 001, AiWalletIntentEvaluationRequest) may be null: null is omitted (the handlers'
+  // `purpose ?? rationale.summary` and `!rationale`: a preview, or a 400 for a live intent).
+  @ApiPropertyOptional({ nullable: true, description: 'used when rationale is omitted' }) @OptionalNullable() @IsString() @Length(1, 280)
+  purpose?: string | null;
 
-  @ApiPropertyOptional({ type: () => AiWalletRationaleDto, description: 'required for live intents; without it an evaluation is a non-authorizing preview' })
-  @IsOptional() @ValidateNested() @Type(() => AiWalletRationaleDto)
-  rationale?: AiWalletRationaleDto;
+  @ApiPropertyOptional({ type: () => AiWalletRationaleDto, nullable: true, description: 'required for live intents; without it an evaluation is a non-authorizing preview' })
+  @OptionalNullable() @ValidateNested() @Type(() => AiWalletRationaleDto)
+  rationale?: AiWalletRationaleDto | null;
 }
 
 export class ReviewApprovalRequest {
-  @ApiPropertyOptional({ example: 'Matches the invoice.' }) @IsOptional() @IsString() @Length(1, 320)
+  @ApiPropertyOptional({ example: 'Matches the invoice.' }) @Optional() @IsString() @Length(1, 320)
   reason?: string;
 }
 
@@ -192,6 +197,6 @@ export class WorkloadTokenRequest {
   @ApiProperty() @IsString() @Length(1, 128)
   client_secret!: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(0, 256)
+  @ApiPropertyOptional() @Optional() @IsString() @Length(0, 256)
   scope?: string;
 }

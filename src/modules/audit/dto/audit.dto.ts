@@ -1,7 +1,8 @@
 /** Request shapes of the audit routes (class-validator). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsString, Length, Matches } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
+import { Optional } from '../../../platform/http/validation';
 
 export class StreamParam {
   @ApiProperty({ description: 'Stream name, e.g. mtf-order-<order_uuid>.' })
@@ -23,7 +24,7 @@ export class GrantAuditorRequest {
   profile_uuid!: string;
 
   @ApiPropertyOptional({ description: 'Why (kept in the grant event).', example: 'External audit 2026' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 500)
   reason?: string;
@@ -31,7 +32,7 @@ export class GrantAuditorRequest {
 
 export class RevokeAuditorRequest {
   @ApiPropertyOptional({ example: 'Audit concluded' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 500)
   reason?: string;

@@ -1,8 +1,8 @@
 /** Identity's request shapes (seeds document 001, "Identity and accounts"; PLATFORM.md section 5). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Equals, IsEmail, IsIn, IsNotEmptyObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { NoExtraFields } from '../../../platform/http/validation';
+import { Equals, IsEmail, IsIn, IsNotEmptyObject, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 import { STEP_UP_PURPOSES } from '../domain/identity.constants';
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -19,30 +19,34 @@ export class AccountRegistrationRequest {
   @ApiProperty({ enum: ['personal', 'corporate'] }) @IsIn(['personal', 'corporate'])
   account_type!: 'personal' | 'corporate';
 
-  @ApiPropertyOptional() @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'corporate' || o.company_name !== undefined)
+  // company_name?, first_name?, last_name? (seeds 001, AccountRegistrationRequest): required by their account type,
+  // otherwise absent or null (the handler stores `?? null`).
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'corporate' || (o.company_name !== undefined && o.company_name !== null))
   @IsString() @Length(1, 200)
-  company_name?: string;
+  company_name?: string | null;
 
   /** At most 200 characters: the address names its mailbox file, and longer ones are not deliverable here. */
   @ApiProperty({ maxLength: 200 }) @IsString() @MaxLength(200) @IsEmail({ allow_display_name: false, allow_ip_domain: false, require_tld: true })
   email!: string;
 
-  @ApiPropertyOptional() @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || o.first_name !== undefined)
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || (o.first_name !== undefined && o.first_name !== null))
   @IsString() @Length(1, 100)
-  first_name?: string;
+  first_name?: string | null;
 
-  @ApiPropertyOptional() @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || o.last_name !== undefined)
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || (o.last_name !== undefined && o.last_name !== null))
   @IsString() @Length(1, 100)
-  last_name?: string;
+  last_name?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 100)
-  middle_name?: string;
+  /** middle_name? (seeds 001): null is a value; the handler stores `?? null`. */
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 100)
+  middle_name?: string | null;
 
   @ApiProperty({ description: '12-128 printable characters, three character classes, not the email local part' }) @IsString() @MaxLength(1024)
   password!: string;
 
-  @ApiPropertyOptional({ description: 'Omitted: the global tenant' }) @IsOptional() @Matches(HEX32, { message: 'tenant_uuid must be 32 lowercase hex characters' })
-  tenant_uuid?: string;
+  /** tenant_uuid? (seeds 001): omitted or null, the global tenant (the handler's `?? GLOBAL_TENANT_UUID`). */
+  @ApiPropertyOptional({ nullable: true, description: 'Omitted or null: the global tenant' }) @OptionalNullable() @Matches(HEX32, { message: 'tenant_uuid must be 32 lowercase hex characters' })
+  tenant_uuid?: string | null;
 
   @ApiProperty({ type: TermsAcceptance }) @IsNotEmptyObject() @ValidateNested() @Type(() => TermsAcceptance)
   terms!: TermsAcceptance;
@@ -60,7 +64,7 @@ export class LoginRequest {
   @ApiProperty() @IsString() @MaxLength(1024)
   password!: string;
 
-  @ApiPropertyOptional({ example: '123456' }) @IsOptional() @IsString() @MaxLength(16)
+  @ApiPropertyOptional({ example: '123456' }) @Optional() @IsString() @MaxLength(16)
   totp_code?: string;
 }
 
@@ -76,16 +80,17 @@ export class StepUpRequest {
   @ApiProperty() @IsString() @MaxLength(1024)
   password!: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(16)
+  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(16)
   totp_code?: string;
 }
 
+/** issuer?, label? (seeds 001): null, like absent, is the service name (the handler's `??`). */
 export class AuthenticatorEnrollmentRequest {
-  @ApiPropertyOptional({ maxLength: 64 }) @IsOptional() @IsString() @Length(1, 64)
-  issuer?: string;
+  @ApiPropertyOptional({ maxLength: 64, nullable: true }) @OptionalNullable() @IsString() @Length(1, 64)
+  issuer?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128)
-  label?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  label?: string | null;
 }
 
 export class AuthenticatorConfirmationRequest {
@@ -93,12 +98,13 @@ export class AuthenticatorConfirmationRequest {
   code!: string;
 }
 
+/** recovery_code?, step_up_token? (seeds 001): a null one is not supplied (the controller passes it on as absent). */
 export class AuthenticatorDisableRequest {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64)
-  recovery_code?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(64)
+  recovery_code?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128)
-  step_up_token?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
+  step_up_token?: string | null;
 }
 
 export class ContactChangeRequest {
@@ -125,17 +131,19 @@ export class AccountClosureRequest {
   @ApiProperty() @IsString() @MaxLength(1024)
   current_password!: string;
 
-  @ApiPropertyOptional() @IsOptional() @Matches(/^[A-Z][A-Z0-9_]{1,63}$/, { message: 'reason_code must be an UPPER_SNAKE classification' })
-  reason_code?: string;
+  /** reason_code?, step_up_token? (seeds 001): null is not supplied (USER_REQUESTED; no step-up consumed). */
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @Matches(/^[A-Z][A-Z0-9_]{1,63}$/, { message: 'reason_code must be an UPPER_SNAKE classification' })
+  reason_code?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128)
-  step_up_token?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
+  step_up_token?: string | null;
 }
 
 @NoExtraFields()
 export class AccountClosureCancellationRequest {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128)
-  step_up_token?: string;
+  /** step_up_token? (seeds 001): null is not supplied. */
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
+  step_up_token?: string | null;
 }
 
 export class CreateTenantRequest {

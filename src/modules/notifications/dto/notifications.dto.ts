@@ -1,7 +1,8 @@
 /** Requests of the notification routes: the id in the path, the list's filter and page. */
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, Matches } from 'class-validator';
+import { IsIn, Matches } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
+import { Optional } from '../../../platform/http/validation';
 import { NOTIFICATION_STATUSES, type NotificationStatus } from '../domain/notification';
 
 export class NotificationParam {
@@ -11,7 +12,7 @@ export class NotificationParam {
 
 export class NotificationListQuery extends PageQuery {
   @ApiPropertyOptional({ enum: NOTIFICATION_STATUSES, description: 'Only notifications in this status; omitted: UNREAD and READ (the inbox without the archive).' })
-  @IsOptional()
+  @Optional()
   @IsIn(NOTIFICATION_STATUSES, { message: `status must be one of ${NOTIFICATION_STATUSES.join(', ')}` })
   status?: NotificationStatus;
 }

@@ -1,7 +1,7 @@
 /** Cancel requests: the seeds' MTF shapes and the canonical CancelOrderRequest / CancelAllOrdersRequest. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
-import { NoExtraFields } from '../../../platform/http/validation';
+import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsString, Length, Matches } from 'class-validator';
+import { NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 
 export const MAX_CANCEL_IDS = 500;
 
@@ -26,19 +26,23 @@ export const VENUES = ['MTF'] as const;
 
 @NoExtraFields()
 export class CancelOrderRequest {
-  @ApiPropertyOptional({ maxLength: 320 }) @IsOptional() @IsString() @Length(1, 320)
-  reason?: string;
+  /** reason? (seeds 001, CancelOrderRequest): may be null; the controller's `?? null` records no reason. */
+  @ApiPropertyOptional({ maxLength: 320, nullable: true }) @OptionalNullable() @IsString() @Length(1, 320)
+  reason?: string | null;
 
-  @ApiPropertyOptional({ enum: VENUES }) @IsOptional() @IsString() @Length(1, 32)
+  /** venue (OrderVenue): optional, not nullable. */
+  @ApiPropertyOptional({ enum: VENUES }) @Optional() @IsString() @Length(1, 32)
   venue?: string;
 }
 
 @NoExtraFields()
 export class CancelAllOrdersRequest {
-  @ApiPropertyOptional({ example: 'BTC-PERP' }) @IsOptional() @IsString() @Length(1, 64)
-  market?: string;
+  /** market? (seeds 001, CancelAllOrdersRequest): may be null; null, like absent, is every market (`?? null`). */
+  @ApiPropertyOptional({ example: 'BTC-PERP', nullable: true }) @OptionalNullable() @IsString() @Length(1, 64)
+  market?: string | null;
 
-  @ApiPropertyOptional({ enum: VENUES }) @IsOptional() @IsString() @Length(1, 32)
+  /** venue (OrderVenue): optional, not nullable. */
+  @ApiPropertyOptional({ enum: VENUES }) @Optional() @IsString() @Length(1, 32)
   venue?: string;
 }
 

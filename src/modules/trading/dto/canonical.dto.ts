@@ -1,8 +1,8 @@
 /** The canonical trading requests of the shared catalogue (CanonicalOrder, ClosePositionRequest). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { IsDecimalString, NoExtraFields } from '../../../platform/http/validation';
+import { IsArray, IsBoolean, IsIn, IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsDecimalString, NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 
 const CODE = /^[A-Z][A-Z_]{0,31}$/;
 const code = (field: string) => ({ message: `${field} must be an upper-case code` });
@@ -38,38 +38,43 @@ export class CanonicalOrder {
   @Type(() => CanonicalOrder)
   combos!: CanonicalOrder[];
 
-  @ApiPropertyOptional() @IsOptional()
+  /**
+   * aggregation_meta (seeds 001: optional, no `?`, type not shown) has no rule of its own, so a null passes:
+   * canonicalOrderSpec already treats null as absent for it (the UNSUPPORTED check), and that is kept.
+   */
+  @ApiPropertyOptional() @Optional()
   aggregation_meta?: unknown;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128)
-  client_reference?: string;
+  // The rest are `?` in the seeds (001, CanonicalOrder: "may be null"): null is absent to canonicalOrderSpec.
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  client_reference?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
-  expiry_timestamp?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString()
+  expiry_timestamp?: string | null;
 
-  @ApiPropertyOptional({ example: '64000.5' }) @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  limit_price?: string;
+  @ApiPropertyOptional({ example: '64000.5', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  limit_price?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  notional_amount?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  notional_amount?: string | null;
 
-  @ApiPropertyOptional({ example: '0.010' }) @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  quantity?: string;
+  @ApiPropertyOptional({ example: '0.010', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  quantity?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128)
-  reporting_identifier?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  reporting_identifier?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  tip_quantity?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  tip_quantity?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  trailing_amount?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  trailing_amount?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  trailing_percent?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  trailing_percent?: string | null;
 
-  @ApiPropertyOptional({ example: '65000' }) @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  trigger_price?: string;
+  @ApiPropertyOptional({ example: '65000', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  trigger_price?: string | null;
 }
 
 @NoExtraFields()
@@ -77,17 +82,19 @@ export class ClosePositionRequest {
   @ApiProperty() @IsString() @Matches(/^[A-Za-z0-9+/=_.:-]{1,64}$/, { message: 'external_reference must be 1-64 characters of [A-Za-z0-9+/=_.:-]' })
   external_reference!: string;
 
-  @ApiPropertyOptional({ description: 'part of the position to close; the whole position when omitted' }) @IsOptional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
-  quantity?: string;
+  /** quantity?, reporting_identifier? (seeds 001, ClosePositionRequest): may be null, which is absent. */
+  @ApiPropertyOptional({ nullable: true, description: 'part of the position to close; the whole position when omitted or null' }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  quantity?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128)
-  reporting_identifier?: string;
+  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  reporting_identifier?: string | null;
 
-  @ApiPropertyOptional({ example: 'MTF' }) @IsOptional() @Matches(CODE, code('venue'))
+  /** venue: optional, not nullable. */
+  @ApiPropertyOptional({ example: 'MTF' }) @Optional() @Matches(CODE, code('venue'))
   venue?: string;
 }
 
 export class ClosePositionQuery {
-  @ApiPropertyOptional({ description: 'market symbol; needed when the caller holds positions in several markets' }) @IsOptional() @IsString() @Length(1, 64)
+  @ApiPropertyOptional({ description: 'market symbol; needed when the caller holds positions in several markets' }) @Optional() @IsString() @Length(1, 64)
   market?: string;
 }

@@ -1,7 +1,7 @@
 /** Admin requests on markets (ours: the seeds give the Market record, not its creation request). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, Matches } from 'class-validator';
-import { IsDecimalString, NoExtraFields } from '../../../platform/http/validation';
+import { IsBoolean, Matches } from 'class-validator';
+import { IsDecimalString, NoExtraFields, Optional } from '../../../platform/http/validation';
 
 export class CreateMarketRequest {
   @ApiProperty({ example: 'BTC-PERP' }) @Matches(/^[A-Z0-9][A-Z0-9-]{1,31}$/, { message: 'market_symbol must be 2-32 upper-case letters, digits and dashes' })
@@ -38,15 +38,16 @@ export class CreateMarketRequest {
   base_currency!: string;
 }
 
+/** Each flag is a boolean (the seeds' Market: is_suspended, is_cancel_only, is_maker_only), never null. */
 @NoExtraFields()
 export class ChangeMarketFlagsRequest {
-  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+  @ApiPropertyOptional() @Optional() @IsBoolean()
   is_suspended?: boolean;
 
-  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+  @ApiPropertyOptional() @Optional() @IsBoolean()
   is_cancel_only?: boolean;
 
-  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+  @ApiPropertyOptional() @Optional() @IsBoolean()
   is_maker_only?: boolean;
 }
 

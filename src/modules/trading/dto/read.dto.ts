@@ -1,6 +1,7 @@
 /** Query strings of the trading read endpoints (order/trade detail, depth, candles, positions). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, Matches, registerDecorator } from 'class-validator';
+import { IsString, Length, Matches, registerDecorator } from 'class-validator';
+import { Optional } from '../../../platform/http/validation';
 
 /** A query-string integer from `min` to `max` (digits only: no sign, exponent or fraction). */
 export function IsIntegerString(min: number, max: number): PropertyDecorator {
@@ -33,7 +34,7 @@ export class OrderBookQuery {
   @ApiProperty({ example: 'BTC-PERP' }) @IsString() @Length(1, 64)
   market!: string;
 
-  @ApiPropertyOptional({ example: '50', description: 'price levels per side, 1-500 (default 50)' }) @IsOptional() @IsIntegerString(1, 500)
+  @ApiPropertyOptional({ example: '50', description: 'price levels per side, 1-500 (default 50)' }) @Optional() @IsIntegerString(1, 500)
   depth?: string;
 }
 
@@ -41,11 +42,11 @@ export class MarketHistoryQuery {
   @ApiProperty({ example: 'BTC-PERP' }) @IsString() @Length(1, 64)
   market!: string;
 
-  @ApiPropertyOptional({ example: '60', description: 'minutes back from now, 1-1440 (default 60)' }) @IsOptional() @IsIntegerString(1, 1440)
+  @ApiPropertyOptional({ example: '60', description: 'minutes back from now, 1-1440 (default 60)' }) @Optional() @IsIntegerString(1, 1440)
   minutes?: string;
 }
 
 export class PositionsQuery {
-  @ApiPropertyOptional({ example: 'BTC-PERP' }) @IsOptional() @IsString() @Length(1, 64)
+  @ApiPropertyOptional({ example: 'BTC-PERP' }) @Optional() @IsString() @Length(1, 64)
   market?: string;
 }
