@@ -69,6 +69,27 @@ describe('SqliteEventStore specifics', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('a reader caught up with its own commits reads nothing without a query, yet sees what another connection committed after them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-'));
+    dirs.push(dir);
+    const file = join(dir, 'events.sqlite');
+    const a = new SqliteEventStore({ filename: file });
+    const b = new SqliteEventStore({ filename: file });
+    const scans = jest.spyOn((a as unknown as { stmt: { all: { all: () => unknown } } }).stmt.all, 'all');
+    await a.append('own-1', [newEvent('Mine')], 'no_stream');
+    const head = await a.headPosition();
+    expect(await a.readAll({ after: head })).toEqual([]);
+    expect(scans).not.toHaveBeenCalled();
+
+    await b.append('other-1', [newEvent('Theirs')], 'no_stream');
+    expect((await a.readAll({ after: head })).map((e) => e.type)).toEqual(['Theirs']);
+    // A commit of a's that stores nothing (a refused append) does not hide b's next events either.
+    await b.append('other-1', [newEvent('TheirsAgain')], 0n);
+    await expect(a.append('own-1', [newEvent('Refused')], 'no_stream')).rejects.toThrow();
+    expect((await a.readAll({ after: head })).map((e) => e.type)).toEqual(['Theirs', 'TheirsAgain']);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('serves reads at the head from its tail of parsed events, equal to the rows, and never skips another process\'s appends', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'es-'));
     dirs.push(dir);

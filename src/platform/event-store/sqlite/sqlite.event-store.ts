@@ -109,6 +109,13 @@ export class SqliteEventStore implements EventStore {
   private tail: Array<EventRow | RecordedEvent> = [];
   private tailStart = 0n;
   /**
+   * `PRAGMA data_version` as read inside this process's last commit (under the write lock, so no other connection
+   * committed between it and the commit): while it still reads the same, the tail ends at the log's head and a
+   * subscriber caught up with it has nothing to read, without a query.
+   */
+  private tailVersion: number | null = null;
+  private commitVersion: number | null = null;
+  /**
    * Where streams end, as this process last saw them (its reads and its own commits). Valid while no other
    * connection has committed to the file, which `PRAGMA data_version` tells for a few microseconds (a point read of
    * the events table costs ten times that under load): a command's reload of a stream with nothing new, or a
@@ -155,8 +162,9 @@ export class SqliteEventStore implements EventStore {
     // Nested better-sqlite3 transactions are savepoints: a failing append rolls back alone. A one-event append
     // needs none: its only write is one INSERT, which SQLite undoes by itself when it fails.
     const appendOne = this.db.transaction((req: PendingAppend): AppendResult => this.appendInTransaction(req));
-    const batch = this.db.transaction((appends: PendingAppend[]) =>
-      appends.map((req) => {
+    const batch = this.db.transaction((appends: PendingAppend[]) => {
+      this.commitVersion = this.stmt.dataVersion.get()!.data_version;
+      return appends.map((req) => {
         try {
           return req.events.length === 1 ? this.appendInTransaction(req) : appendOne(req);
         } catch (error) {
@@ -171,8 +179,8 @@ export class SqliteEventStore implements EventStore {
             return { error: replayError };
           }
         }
-      }),
-    );
+      });
+    });
     // IMMEDIATE takes the write lock up front: a deferred transaction that first reads could meet another process's
     // commit (SQLITE_BUSY_SNAPSHOT), which busy_timeout cannot wait out.
     this.commitBatch = (appends) => batch.immediate(appends);
@@ -220,6 +228,9 @@ export class SqliteEventStore implements EventStore {
       for (const req of batch) req.reject(error);
       return;
     }
+    // A commit that stored events leaves the tail ending at the log's head (they were the newest when it took the
+    // write lock); one that stored none says nothing about what others committed after the tail.
+    if (batch.some((req, i) => !('error' in results[i]) && (req.recorded?.length ?? 0) > 0)) this.tailVersion = this.commitVersion;
     batch.forEach((req, i) => {
       const r = results[i];
       if ('error' in r) req.reject(r.error);
@@ -387,6 +398,8 @@ export class SqliteEventStore implements EventStore {
       }
       return out;
     }
+    // Caught up with this process's last commit, and no other connection has committed since: nothing to read.
+    if (this.tail.length > 0 && from === BigInt(this.tail.length) && this.tailVersion !== null && this.stmt.dataVersion.get()!.data_version === this.tailVersion) return [];
     return this.stmt.all.all(after, maxCount).map(toRecorded);
   }
 
