@@ -122,6 +122,26 @@ export class TradingOrdersWireVersion1764000002120 implements MigrationInterface
   }
 }
 
+/**
+ * The list's page query (a caller's keys and change counters, newest first) answered from the index alone: with the
+ * counter and id in the index, a page of 100 no longer looks up 100 wide rows (about a third of a list request).
+ */
+export class TradingOrdersListIndex1764000009400 implements MigrationInterface {
+  name = 'TradingOrdersListIndex1764000009400';
+  async up(q: QueryRunner): Promise<void> {
+    await q.dropIndex('mtf_orders', 'idx_mtf_orders_owner');
+    await q.dropIndex('mtf_orders', 'idx_mtf_orders_owner_status');
+    await q.createIndex('mtf_orders', new TableIndex({ name: 'idx_mtf_orders_owner_page', columnNames: ['profile_uuid', 'position', 'order_uuid', 'wire_version'] }));
+    await q.createIndex('mtf_orders', new TableIndex({ name: 'idx_mtf_orders_owner_status_page', columnNames: ['profile_uuid', 'status', 'position', 'order_uuid', 'wire_version'] }));
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropIndex('mtf_orders', 'idx_mtf_orders_owner_status_page');
+    await q.dropIndex('mtf_orders', 'idx_mtf_orders_owner_page');
+    await q.createIndex('mtf_orders', new TableIndex({ name: 'idx_mtf_orders_owner', columnNames: ['profile_uuid', 'position'] }));
+    await q.createIndex('mtf_orders', new TableIndex({ name: 'idx_mtf_orders_owner_status', columnNames: ['profile_uuid', 'status', 'position'] }));
+  }
+}
+
 /** What the matching engine decides about an order: fills, book presence, the placement's newer fields. */
 export class TradingOrdersEngineState1764000002110 implements MigrationInterface {
   name = 'TradingOrdersEngineState1764000002110';
@@ -296,6 +316,6 @@ export class TradingOrdersProjector implements Projector, PublishingProjector {
 export const tradingOrdersReadModel: ReadModelDefinition = {
   name: 'trading-orders',
   entities: [],
-  migrations: [TradingOrders1764000002100, TradingOrdersEngineState1764000002110, TradingOrdersWireVersion1764000002120, TradingOrdersOutbox1764000009100],
+  migrations: [TradingOrders1764000002100, TradingOrdersEngineState1764000002110, TradingOrdersWireVersion1764000002120, TradingOrdersOutbox1764000009100, TradingOrdersListIndex1764000009400],
   projector: TradingOrdersProjector,
 };
