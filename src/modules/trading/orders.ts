@@ -135,11 +135,20 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
       where.push('position < ?');
       params.push(before);
     }
-    // The page's keys and versions first; whole rows only for orders not rendered at their current version.
-    const keys: Array<{ order_uuid: string; wire_version: number; position: string }> = await this.db.reader.query(
-      this.db.sql(`SELECT order_uuid, wire_version, position FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?`),
+    // The page's keys and versions first (from the covering index, as one text: a hundred row objects cost several
+    // times the index scan); whole rows only for orders not rendered at their current version.
+    const concat = this.db.isPostgres ? 'string_agg' : 'group_concat';
+    const [{ page: text }]: Array<{ page: string | null }> = await this.db.reader.query(
+      this.db.sql(
+        `SELECT ${concat}(order_uuid || ':' || wire_version || ':' || position, ',' ORDER BY position DESC) AS page ` +
+          `FROM (SELECT order_uuid, wire_version, position FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?) k`,
+      ),
       [...params, limit + 1],
     );
+    const keys = (text ? text.split(',') : []).map((key) => {
+      const [order_uuid, wire_version, position] = key.split(':');
+      return { order_uuid, wire_version: Number(wire_version), position };
+    });
     const { rows: page, next_cursor } = rawPage(keys, limit, (k) => k.position, scope);
     const stale = page.filter((k) => this.rendered.get(k.order_uuid, Number(k.wire_version)) === undefined).map((k) => k.order_uuid);
     const fresh = new Map<string, string>();
