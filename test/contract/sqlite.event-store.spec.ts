@@ -17,6 +17,18 @@ function openStore(): SqliteEventStore {
 
 runEventStoreContract('sqlite', async () => openStore());
 
+/** Two stores on one file: two connections, as two processes would have. */
+function twoConnections(): [SqliteEventStore, SqliteEventStore] {
+  const dir = mkdtempSync(join(tmpdir(), 'es-'));
+  dirs.push(dir);
+  const file = join(dir, 'events.sqlite');
+  return [new SqliteEventStore({ filename: file }), new SqliteEventStore({ filename: file })];
+}
+
+/** Counts the queries one of the store's prepared statements runs. */
+const spyOnStatement = (store: SqliteEventStore, name: 'forwards' | 'backwards' | 'all') =>
+  jest.spyOn((store as unknown as { stmt: Record<string, { all: () => unknown }> }).stmt[name], 'all');
+
 describe('SqliteEventStore specifics', () => {
   it('is durable by configuration: WAL journal and synchronous=FULL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'es-'));
@@ -34,13 +46,9 @@ describe('SqliteEventStore specifics', () => {
   });
 
   it('answers reads at a stream\'s known end without a query, and sees another connection\'s appends at once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'es-'));
-    dirs.push(dir);
-    const file = join(dir, 'events.sqlite');
-    const a = new SqliteEventStore({ filename: file });
-    const b = new SqliteEventStore({ filename: file });
-    const queries = jest.spyOn((a as unknown as { stmt: { forwards: { all: () => unknown } } }).stmt.forwards, 'all');
-    const backQueries = jest.spyOn((a as unknown as { stmt: { backwards: { all: () => unknown } } }).stmt.backwards, 'all');
+    const [a, b] = twoConnections();
+    const queries = spyOnStatement(a, 'forwards');
+    const backQueries = spyOnStatement(a, 'backwards');
 
     await a.append('heads-1', [newEvent('One'), newEvent('Two')], 'no_stream');
     // Its own commit told a where the stream ends: nothing new from revision 2, no query.
@@ -70,12 +78,8 @@ describe('SqliteEventStore specifics', () => {
   });
 
   it('a reader caught up with its own commits reads nothing without a query, yet sees what another connection committed after them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'es-'));
-    dirs.push(dir);
-    const file = join(dir, 'events.sqlite');
-    const a = new SqliteEventStore({ filename: file });
-    const b = new SqliteEventStore({ filename: file });
-    const scans = jest.spyOn((a as unknown as { stmt: { all: { all: () => unknown } } }).stmt.all, 'all');
+    const [a, b] = twoConnections();
+    const scans = spyOnStatement(a, 'all');
     await a.append('own-1', [newEvent('Mine')], 'no_stream');
     const head = await a.headPosition();
     expect(await a.readAll({ after: head })).toEqual([]);
