@@ -7,6 +7,7 @@ import { Controller, Get, Header, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { log, pad, padL, printSummary, scaled } from './report';
 
@@ -118,6 +119,23 @@ export interface Measured {
   okPerSec: number;
   /** Event-loop utilization of the main thread (where both servers run) during the measured run. */
   serverBusy: number;
+  /**
+   * The main thread's CPU time per 2xx response, in microseconds (null where /proc is not there). Steadier than req/s
+   * on a shared VM: time stolen by neighbours is not counted.
+   */
+  cpuPerOk: number | null;
+}
+
+/** CPU time (user + system) of this process's main thread so far, in microseconds; null off Linux. */
+function mainThreadCpuMicros(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the command name), in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
 }
 
 export const failedCount = (r: AutocannonResult): number => r.non2xx + r.errors + r.timeouts;
@@ -135,15 +153,18 @@ export async function measure(name: string, url: string, request: AutocannonRequ
   const warmup = await cannon(url, request, WARMUP_S);
   await settle();
   const elu = performance.eventLoopUtilization();
+  const cpuBefore = mainThreadCpuMicros();
   const result = await cannon(url, request, DURATION_S);
   const serverBusy = performance.eventLoopUtilization(elu).utilization;
+  const cpuAfter = mainThreadCpuMicros();
   const okPerSec = result['2xx'] / result.duration;
+  const cpuPerOk = cpuBefore === null || cpuAfter === null || result['2xx'] === 0 ? null : (cpuAfter - cpuBefore) / result['2xx'];
   const bad = failedCount(result);
   log(
     `   ${pad(name, 38)} ${padL(fmtInt(okPerSec), 7)} req/s  p50 ${padL(String(result.latency.p50), 3)} ms  p99 ${padL(String(result.latency.p99), 3)} ms  ` +
-      `server busy ${fmtPct(serverBusy)}  [${statusCodes(result)}${bad > 0 ? `; NON-2XX ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}` : ''}]`,
+      `server busy ${fmtPct(serverBusy)}  ${cpuPerOk === null ? '' : `CPU ${fmtInt(cpuPerOk)} us/resp  `}[${statusCodes(result)}${bad > 0 ? `; NON-2XX ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}` : ''}]`,
   );
-  return { name, result, warmup, okPerSec, serverBusy };
+  return { name, result, warmup, okPerSec, serverBusy, cpuPerOk };
 }
 
 export const best = (a: Measured, b: Measured): Measured => (b.okPerSec > a.okPerSec ? b : a);
@@ -202,14 +223,15 @@ export function printRows(rows: Row[]): void {
       String(r.m.result.latency.p50),
       String(r.m.result.latency.p99),
       fmtPct(r.m.serverBusy),
+      r.m.cpuPerOk === null ? '—' : fmtInt(r.m.cpuPerOk),
       ratio === null ? '—' : `${fmtPct(ratio)} of bare ${r.baselineName ?? ''}`.trimEnd(),
       r.target === undefined ? '—' : `≥ ${fmtPct(r.target)}`,
       ratio === null ? 'baseline' : r.target === undefined ? 'reference' : ratio >= r.target ? 'PASS' : 'BELOW',
       non2xx + errors === 0 ? '0' : `non-2xx ${non2xx}, errors/timeouts ${errors}`,
     ];
   };
-  const cols = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server busy', 'vs bare (same run)', 'target', 'result', 'failed requests'];
-  printSummary(cols, rows.map(cells), new Set([1, 2, 3, 4]));
+  const cols = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server busy', 'CPU us/resp', 'vs bare (same run)', 'target', 'result', 'failed requests'];
+  printSummary(cols, rows.map(cells), new Set([1, 2, 3, 4, 5]));
   const failed = rows.filter((r) => r.failed.some((x) => failedCount(x) > 0));
   if (failed.length > 0) log(`WARNING: failed requests in ${failed.map((r) => r.name).join(', ')}; req/s and latencies count 2xx responses only.`);
 }
