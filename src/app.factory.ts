@@ -16,7 +16,7 @@ import { assertAcceptableJson, assertUtf8ContentType } from './platform/http/jso
 import { installRequestLifecycle, requestIdFrom, sendError } from './platform/http/request-lifecycle';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { MetricsService } from './platform/observability/metrics.service';
-import { createPlatformLogger, logRequest } from './platform/logging/logger.config';
+import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/logging/logger.config';
 
 export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -40,12 +40,14 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     idempotency: app.get(IdempotencyStore),
     observe: (method, route, status, seconds) => metrics.httpRequests.observe({ method, route, status: String(status) }, seconds),
     log: (request, reply) => logRequest(pinoLogger, request, reply),
+    logAborted: (request) => logAbortedRequest(pinoLogger, request),
     settle: (request) => pipeline.settle(request),
   });
 
   app.useGlobalFilters(app.get(PlatformExceptionFilter));
   app.useGlobalPipes(app.get(PlatformValidationPipe));
   // After the auth guard (an APP_GUARD, registered when the module was scanned): idempotency keys are per caller.
+  // Route-level guards run after this one: a future one that sets the caller must move into the auth guard instead.
   app.useGlobalGuards(pipeline);
 
   const document = SwaggerModule.createDocument(

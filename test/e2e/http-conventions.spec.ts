@@ -4,6 +4,8 @@
  * metrics and log redaction.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
@@ -323,6 +325,29 @@ describe('HTTP conventions', () => {
 });
 
 describe('HTTP conventions across restarts and slow projections', () => {
+  it('logs a request its client abandons while it waits', async () => {
+    const t = await startTestApp({ MIN_POSITION_TIMEOUT_MS: '800' });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.getHttpServer().address() as AddressInfo).port;
+      await new Promise<void>((resolve) => {
+        const req = request({ port, host: '127.0.0.1', path: '/api/v1/test-ledgers', headers: { 'x-min-position': '99999999', 'x-request-id': 'abandoned-0001' } });
+        req.on('error', () => resolve());
+        req.end();
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 100);
+      });
+      const deadline = Date.now() + 3000;
+      const line = () => t.logs.map((l) => JSON.parse(l)).find((l) => l.request_id === 'abandoned-0001');
+      while (!line() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(line()).toMatchObject({ msg: 'request aborted', req: { method: 'GET', url: '/api/v1/test-ledgers' } });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('keeps idempotency records across a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'app-restart-'));
     try {

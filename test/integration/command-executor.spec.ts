@@ -10,6 +10,8 @@ import { CommandExecutor } from '../../src/platform/command/command-executor';
 import type { Decider } from '../../src/platform/command/decider';
 import type { EventStore, ReadStreamOptions, RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
+import { createRequestContext, nextId, runWithContext } from '../../src/platform/context/request-context';
+import { RuleViolation } from '../../src/platform/errors';
 import { ledgerDecider, ledgerStream } from '../support/test-ledger/ledger.domain';
 
 /** A tally that evolves in place (as the AI-wallet binding does): folding an event twice would count it twice. */
@@ -89,6 +91,36 @@ describe('command executor: cached folds', () => {
     await expect(commands.execute(ledgerStream('m'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'm', owner: 'mia' }, { newStream: true })).rejects.toThrow(/already|exists|open/i);
     expect(read.from.slice(1)).toEqual([undefined]);
     expect((await store.readStream(ledgerStream('m'))).map((e) => e.data)).toEqual([expect.objectContaining({ owner: 'max' })]);
+  });
+
+  it('a retried request (same Idempotency-Key) on a node without the fold answers its own earlier append, even with newStream', async () => {
+    // Shaped like order placement: the stream id is derived from the key, and the decision depends on today's market.
+    type Placed = { type: 'Placed'; data: { id: string } };
+    const placement: Decider<{ id: string; open: boolean }, { placed: boolean }, Placed> = {
+      initialState: () => ({ placed: false }),
+      evolve: () => ({ placed: true }),
+      decide(c, s) {
+        if (s.placed) throw new Error('placed already');
+        if (!c.open) throw new RuleViolation('The market is suspended.', [{ field: 'market', issue: 'suspended' }]);
+        return [{ type: 'Placed', data: { id: c.id } }];
+      },
+    };
+    const keyed = () => {
+      const ctx = createRequestContext({ request_id: 'retry-0001', actor: { type: 'profile', reference: 'p1' } });
+      ctx.idempotency = { scope: 'profile:p1', key: 'k-1', fingerprint: 'f' };
+      return ctx;
+    };
+    const place = (open: boolean, at: string) =>
+      runWithContext(keyed(), () => {
+        const id = nextId();
+        return new CommandExecutor(store).execute(`placement-${id}`, placement, { id, open }, { newStream: true, now: () => new Date(at) });
+      });
+    const first = await place(true, '2030-01-01T00:00:00Z');
+    // The answer was lost; the retry reaches another node (a new executor: no cached fold) after the market closed.
+    const retry = await place(false, '2030-01-01T00:05:00Z');
+    expect(retry.position).toBe(first.position);
+    expect(retry.events[0].occurred_at).toBe(first.events[0].occurred_at);
+    expect(retry.events.map((e) => e.event_id)).toEqual(first.events.map((e) => e.event_id));
   });
 
   it('shares the cached fold with a decider wrapped for one command (same evolve), and its decide runs on the pinned state', async () => {

@@ -116,6 +116,25 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     expect((await rows()).find((x) => x.ledger_id === a)).toMatchObject({ balance: '10', entries: 1 });
   });
 
+  it('tries a failed checkpoint-only write again, so a quiet log does not leave the stored checkpoint behind', async () => {
+    await openLedger('ada', ['1']);
+    const r = runner();
+    r.start();
+    expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    // One transient failure of the read-model database, exactly when the idle checkpoint is written.
+    const transactions = jest.spyOn(db, 'transaction').mockImplementationOnce(async () => {
+      throw new Error('SQLITE_BUSY (transient)');
+    });
+    await store.append(`unrelated-${hex32()}`, [newEvent('SomethingElse')], 'no_stream');
+    const head = await store.headPosition();
+    expect(await r.waitFor(head, undefined, 5000)).toBe(true);
+    // Another node (no projector of its own) waits on the stored checkpoint; nothing else is appended meanwhile.
+    const other = runner();
+    expect(await other.waitFor(head, undefined, 5000)).toBe(true);
+    expect(transactions.mock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(await checkpoint()).toBe(head);
+  });
+
   it('follows live appends and lets writers wait for their position (read-your-writes)', async () => {
     const r = runner();
     r.start();

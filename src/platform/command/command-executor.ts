@@ -19,7 +19,9 @@ export interface ExecuteOptions {
   /**
    * The stream is named by an id made for this command (a new order's): it cannot exist yet, so the first attempt
    * decides on the initial state without reading it, and the append's `no_stream` expectation proves the guess (a
-   * conflict, such as a retried request's own earlier append, is read and decided again as usual).
+   * conflict is read and decided again as usual). Not for a request with an Idempotency-Key: its ids are derived
+   * from the key, so a retry names the same stream, and it must read it to find its own earlier append (and answer
+   * that, not decide again on today's inputs).
    */
   newStream?: boolean;
   /** Clock and id source, for tests and replays. */
@@ -115,7 +117,7 @@ export class CommandExecutor {
   private async executeNow<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions): Promise<CommandOutcome<S>> {
     const maxAttempts = options.expectedVersion === undefined ? (options.maxAttempts ?? 8) : 1;
     for (let attempt = 1; ; attempt++) {
-      const guess = attempt === 1 && options.newStream === true && options.expectedVersion === undefined ? this.states.entry(stream, decider) : null;
+      const guess = attempt === 1 && options.newStream === true && options.expectedVersion === undefined && peekId(0) === null ? this.states.entry(stream, decider) : null;
       const entry = guess !== null && guess.version === null ? guess : await this.loadEntry(stream, decider);
       const { state, version } = entry;
       const earlier = await this.ownEarlierAppend(stream, entry);

@@ -34,6 +34,8 @@ export interface LifecycleDeps {
   observe(method: string, route: string, status: number, seconds: number): void;
   /** The request's log line (see logging/logger.config). */
   log(request: FastifyRequest, reply: FastifyReply): void;
+  /** The line of a request its client abandoned before the answer. */
+  logAborted(request: FastifyRequest): void;
   /** Before any answer leaves: read-your-writes for what the request appended (CommandPipelineGuard.settle). */
   settle(request: FastifyRequest): Promise<void>;
 }
@@ -85,6 +87,10 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
     const route = request.routeOptions?.url ?? 'unmatched';
     deps.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     deps.log(request, reply);
+  });
+
+  fastify.addHook('onRequestAbort', async (request) => {
+    deps.logAborted(request);
   });
 }
 

@@ -74,6 +74,12 @@ export function loggerParams(logger: Logger): Params {
 
 const UNLOGGED_ROUTES = new Set(['/health/live', '/metrics']);
 
+/** A request its client gave up on before the answer (a long X-Min-Position or read-your-writes wait, say). */
+export function logAbortedRequest(logger: Logger, request: FastifyRequest): void {
+  if (!logger.isLevelEnabled('info') || UNLOGGED_ROUTES.has(request.url)) return;
+  logger.info({ request_id: request.id, req: request }, 'request aborted');
+}
+
 /** One line per answered request (info; error for 5xx), with the same fields pino-http wrote. */
 export function logRequest(logger: Logger, request: FastifyRequest, reply: FastifyReply): void {
   const failed = reply.statusCode >= 500;

@@ -232,7 +232,8 @@ export class ProjectionRunner {
       try {
         // A failing projector stays 'failing' until a batch applies again, so health checks see it.
         if (r.status.state !== 'failing') r.status.state = 'starting';
-        const checkpoint = await this.checkpoints.acquire(r.projector.name);
+        // In turn with a checkpoint-only write still in flight, so it lands (or fails on the lease) before this.
+        const checkpoint = await this.exclusive(r, () => this.checkpoints.acquire(r.projector.name));
         r.status.checkpoint = checkpoint;
         r.saved = checkpoint;
         this.startRenewing(r);
@@ -324,8 +325,11 @@ export class ProjectionRunner {
     if (r.saveTimer) return;
     r.saveTimer = setTimeout(() => {
       r.saveTimer = null;
-      // A lost lease shows at the next batch; a failed write here is retried by the next idle batch or the stop.
-      this.saveIdleCheckpoint(r).catch(() => undefined);
+      // A lost lease shows at the next batch; any other failure is tried again, or the stored checkpoint would stay
+      // behind for as long as the log is quiet (other nodes wait on it).
+      this.saveIdleCheckpoint(r).catch((error: unknown) => {
+        if (!(error instanceof LeaseLost) && !r.stop) this.saveIdleCheckpointSoon(r);
+      });
     }, IDLE_CHECKPOINT_MS);
     r.saveTimer.unref();
   }

@@ -471,9 +471,12 @@ function expectationHolds(expected: ExpectedRevision, current: bigint | null): b
   return current === expected;
 }
 
-/** A stream's last event is kept for the next read from its head only when small (not an engine snapshot). */
+/**
+ * A stream's last event is kept for the next read from its head only when small (a session's events, not an engine
+ * snapshot): with KNOWN_HEADS streams that bounds the cache to about 40 MB of text.
+ */
 function keepable(row: EventRow): EventRow | null {
-  return row.data.length + row.metadata.length <= 8192 ? row : null;
+  return row.data.length + row.metadata.length <= 2048 ? row : null;
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
