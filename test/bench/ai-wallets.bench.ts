@@ -157,7 +157,7 @@ async function main(): Promise<void> {
 
     // Warm-up and measured run both created intents: every 2xx one must hold a reservation. Each run ends with up to
     // one request per connection still in flight (the server completes it, autocannon no longer counts it).
-    const answered = 1 + live.warmup['2xx'] + live.result['2xx'];
+    const answered = 1 + (live.warmup?.['2xx'] ?? 0) + live.result['2xx'];
     const inFlight = 2 * CONNECTIONS;
     const reserved = await reservedIntents(appUrl, owner, agents, answered, inFlight);
     log(`   (live intents answered 2xx, warm-up included: ${fmtInt(answered)}; reserved per the budget read model: ${fmtInt(reserved)}, ` +

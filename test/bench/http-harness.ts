@@ -114,8 +114,8 @@ export const baseUrl = (app: NestFastifyApplication): string => `http://127.0.0.
 export interface Measured {
   name: string;
   result: AutocannonResult;
-  /** The warm-up run before it (requests that changed state count too). */
-  warmup: AutocannonResult;
+  /** The warm-up run before it (requests that changed state count too); null when the caller warmed up itself. */
+  warmup: AutocannonResult | null;
   okPerSec: number;
   /** Event-loop utilization of the main thread (where both servers run) during the measured run. */
   serverBusy: number;
@@ -148,13 +148,23 @@ export async function cannon(url: string, request: AutocannonRequest, duration: 
   return autocannon({ url, connections: CONNECTIONS, duration, workers: 1, timeout: 10, requests: [request] });
 }
 
-export async function measure(name: string, url: string, request: AutocannonRequest): Promise<Measured> {
-  await settle();
-  const warmup = await cannon(url, request, WARMUP_S);
-  await settle();
+export interface MeasureOptions {
+  /** Seconds of the measured run (default DURATION_S). */
+  durationS?: number;
+  /** Settle, warm up and settle again first (default true; the profiler does these itself). */
+  prepare?: boolean;
+}
+
+export async function measure(name: string, url: string, request: AutocannonRequest, options: MeasureOptions = {}): Promise<Measured> {
+  let warmup: AutocannonResult | null = null;
+  if (options.prepare ?? true) {
+    await settle();
+    warmup = await cannon(url, request, WARMUP_S);
+    await settle();
+  }
   const elu = performance.eventLoopUtilization();
   const cpuBefore = mainThreadCpuMicros();
-  const result = await cannon(url, request, DURATION_S);
+  const result = await cannon(url, request, options.durationS ?? DURATION_S);
   const serverBusy = performance.eventLoopUtilization(elu).utilization;
   const cpuAfter = mainThreadCpuMicros();
   const okPerSec = result['2xx'] / result.duration;
