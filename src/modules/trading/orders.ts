@@ -146,11 +146,14 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
       [...params, limit + 1],
     );
     const keys = (text ? text.split(',') : []).map((key) => {
-      const [order_uuid, wire_version, position] = key.split(':');
-      return { order_uuid, wire_version: Number(wire_version), position };
+      const a = key.indexOf(':');
+      const b = key.indexOf(':', a + 1);
+      return { order_uuid: key.slice(0, a), wire_version: Number(key.slice(a + 1, b)), position: key.slice(b + 1) };
     });
     const { rows: page, next_cursor } = rawPage(keys, limit, (k) => k.position, scope);
-    const stale = page.filter((k) => this.rendered.get(k.order_uuid, Number(k.wire_version)) === undefined).map((k) => k.order_uuid);
+    // One cache lookup per order; only the orders not rendered at their current version are read whole.
+    const cached = page.map((k) => this.rendered.get(k.order_uuid, k.wire_version));
+    const stale = page.filter((_, i) => cached[i] === undefined).map((k) => k.order_uuid);
     const fresh = new Map<string, string>();
     for (let i = 0; i < stale.length; i += 500) {
       const ids = stale.slice(i, i + 500);
@@ -160,8 +163,8 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
       );
       for (const row of rows) fresh.set(row.order_uuid, this.rendered.render({ ...row, wire_version: Number(row.wire_version) }));
     }
-    // A row changed between the two reads shows its newer rendering.
-    const orders = page.map((k) => fresh.get(k.order_uuid) ?? this.rendered.get(k.order_uuid, Number(k.wire_version))!);
+    // A stale row changed again between the two reads shows its newer rendering.
+    const orders = page.map((k, i) => cached[i] ?? fresh.get(k.order_uuid)!);
     return { orders, ...(next_cursor ? { next_cursor } : {}) };
   }
 }
