@@ -64,7 +64,38 @@ export function findNonCanonical(value: unknown, path = '$', problems: ErrorDeta
   return problems;
 }
 
+/**
+ * The same rules as `findNonCanonical`, without building a path for every value: every append checks its data and
+ * metadata, and the paths were a good part of what the append path allocated. Paths are built only for a refusal.
+ */
+export function isCanonicalizable(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+      return !LONE_SURROGATE.test(value);
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isCanonicalizable(value[i])) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (LONE_SURROGATE.test(key) || !isCanonicalizable((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
 export function assertCanonicalizable(value: unknown, path: string): void {
-  const problems = findNonCanonical(value, path);
-  if (problems.length > 0) throw new NonCanonicalData(problems);
+  if (isCanonicalizable(value)) return;
+  throw new NonCanonicalData(findNonCanonical(value, path));
 }
