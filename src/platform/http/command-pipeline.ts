@@ -54,10 +54,6 @@ export class CommandPipelineGuard implements CanActivate {
 
   /** Also when the command refused after recording something (a failed login): the answer follows the write. */
   async settle(request: FastifyRequest): Promise<void> {
-    await this.awaitProjections(request);
-  }
-
-  private async awaitProjections(request: FastifyRequest): Promise<void> {
     const ctx = request.platformContext;
     if (ctx.commit_position === null) return;
     const names = this.runner.projectorsFor(ctx.appended_types);

@@ -329,8 +329,7 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const heads = this.knownHeads();
-    const known = heads.get(stream);
+    const known = this.knownHeads().get(stream);
     if (options.direction === 'backwards') {
       const fromHead = options.fromRevision === undefined;
       if (known && fromHead && limit >= 1) {
@@ -338,7 +337,7 @@ export class SqliteEventStore implements EventStore {
         if (known.last && limit === 1) return [this.parsedLast(known)];
       }
       const rows = this.stmt.backwards.all(stream, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit);
-      if (fromHead && limit >= 1) this.learn(heads, stream, rows.length === 0 ? { absentFrom: 0n, last: null } : { absentFrom: rows[0].revision + 1n, last: keepable(rows[0]) });
+      if (fromHead && limit >= 1) this.learn(stream, rows.length === 0 ? { absentFrom: 0n, last: null } : { absentFrom: rows[0].revision + 1n, last: keepable(rows[0]) });
       return rows.map(toRecorded);
     }
     const from = options.fromRevision ?? 0n;
@@ -347,7 +346,7 @@ export class SqliteEventStore implements EventStore {
     // A read that stopped short of its limit has seen the stream's end.
     if (recorded.length < limit) {
       const end = recorded.length === 0 ? from : recorded[recorded.length - 1].revision + 1n;
-      if (!known || end !== known.absentFrom) this.learn(heads, stream, { absentFrom: end, last: null });
+      if (!known || end !== known.absentFrom) this.learn(stream, { absentFrom: end, last: null });
     }
     return recorded;
   }
@@ -362,18 +361,18 @@ export class SqliteEventStore implements EventStore {
     return this.heads;
   }
 
-  private learn(heads: Map<string, StreamHead>, stream: string, head: StreamHead): void {
-    const known = heads.get(stream);
+  private learn(stream: string, head: StreamHead): void {
+    const known = this.heads.get(stream);
     // Never go back: a read can only see what was committed before it, and commits update the head as they land.
     if (known && known.absentFrom > head.absentFrom) return;
-    heads.set(stream, head);
-    if (heads.size > KNOWN_HEADS) heads.delete(heads.keys().next().value as string);
+    this.heads.set(stream, head);
+    if (this.heads.size > KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value as string);
   }
 
   /** A commit of this process moves the stream's head (the last event is kept only for streams read from the head). */
   private learnAppended(stream: string, last: EventRow): void {
     const known = this.heads.get(stream);
-    this.learn(this.heads, stream, { absentFrom: last.revision + 1n, last: known?.last ? keepable(last) : null });
+    this.learn(stream, { absentFrom: last.revision + 1n, last: known?.last ? keepable(last) : null });
   }
 
   private parsedLast(head: StreamHead): RecordedEvent {
