@@ -319,6 +319,30 @@ describe('MTF engine lifecycle', () => {
     }
   });
 
+  it('snapshots a deep book no more often than it holds orders (ENGINE_SNAPSHOT_EVERY or the last snapshot\'s size)', async () => {
+    const node = await startTestApp({ ...env, DATA_DIR: dir, ENGINE_SNAPSHOT_EVERY: '10' });
+    try {
+      const c = client(node);
+      const a = await registerTrader(node);
+      const market = (await node.app.inject({ method: 'GET', url: '/api/v1/api/v1/mtf/markets', headers: a })).json().response['BTC-PERP'].market_uuid;
+      let last: Order | null = null;
+      for (let i = 0; i < 80; i++) last = await c.place(a, { direction: 'SELL', limit_price: String(70000 + i) });
+      await c.settled(a, last!.order_uuid, 'OPEN');
+      const snaps = (await node.app.get<EventStore>(EVENT_STORE).readStream(engineSnapshotStream(market))).map((e) => {
+        const data = e.data as unknown as { engine_revision: string; snapshot: { bids: unknown[]; asks: unknown[]; stops: unknown[] } };
+        return { revision: Number(data.engine_revision), size: data.snapshot.bids.length + data.snapshot.asks.length + data.snapshot.stops.length };
+      });
+      // 80 resting orders, one engine event each: every 10 events would be 8 snapshots; growing with the book, 3 or 4.
+      expect(snaps.length).toBeGreaterThanOrEqual(3);
+      expect(snaps.length).toBeLessThan(8);
+      expect(snaps[0].revision).toBeGreaterThanOrEqual(9);
+      for (let i = 1; i < snaps.length; i++) expect(snaps[i].revision - snaps[i - 1].revision).toBeGreaterThanOrEqual(Math.max(10, snaps[i - 1].size));
+      expect(snaps[snaps.length - 1].size).toBeGreaterThan(snaps[0].size);
+    } finally {
+      await node.close();
+    }
+  });
+
   it('two nodes on one store: one engine per market, every order decided once', async () => {
     const n1 = await startTestApp({ ...env, DATA_DIR: dir });
     const n2 = await startTestApp({ ...env, DATA_DIR: dir, SEED_MARKETS: 'false' });
