@@ -136,20 +136,18 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
       params.push(before);
     }
     // The page's keys and versions first (from the covering index, as one text: a hundred row objects cost several
-    // times the index scan); whole rows only for orders not rendered at their current version.
+    // times the index scan); whole rows only for orders not rendered at their current version. The aggregate's own
+    // ORDER BY would sort the page again in a temporary B-tree (40% of the query); the keys are sorted here instead,
+    // since neither database promises to concatenate in the subquery's order.
     const concat = this.db.isPostgres ? 'string_agg' : 'group_concat';
     const [{ page: text }]: Array<{ page: string | null }> = await this.db.reader.query(
       this.db.sql(
-        `SELECT ${concat}(order_uuid || ':' || wire_version || ':' || position, ',' ORDER BY position DESC) AS page ` +
+        `SELECT ${concat}(order_uuid || ':' || wire_version || ':' || position, ',') AS page ` +
           `FROM (SELECT order_uuid, wire_version, position FROM mtf_orders WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ?) k`,
       ),
       [...params, limit + 1],
     );
-    const keys = (text ? text.split(',') : []).map((key) => {
-      const a = key.indexOf(':');
-      const b = key.indexOf(':', a + 1);
-      return { order_uuid: key.slice(0, a), wire_version: Number(key.slice(a + 1, b)), position: key.slice(b + 1) };
-    });
+    const keys = pageKeys(text);
     const { rows: page, next_cursor } = rawPage(keys, limit, (k) => k.position, scope);
     // One cache lookup per order; only the orders not rendered at their current version are read whole.
     const cached = page.map((k) => this.rendered.get(k.order_uuid, k.wire_version));
@@ -169,3 +167,15 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
   }
 }
 
+/**
+ * The order list's page keys from the aggregated `order_uuid:wire_version:position` text, newest first. Positions are
+ * zero-padded to one width, so text order is numeric order.
+ */
+export function pageKeys(text: string | null): Array<{ order_uuid: string; wire_version: number; position: string }> {
+  const keys = (text ? text.split(',') : []).map((key) => {
+    const a = key.indexOf(':');
+    const b = key.indexOf(':', a + 1);
+    return { order_uuid: key.slice(0, a), wire_version: Number(key.slice(a + 1, b)), position: key.slice(b + 1) };
+  });
+  return keys.sort((x, y) => (x.position < y.position ? 1 : x.position > y.position ? -1 : 0));
+}
