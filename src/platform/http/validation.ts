@@ -116,12 +116,20 @@ export async function validateDto<T extends object>(cls: new () => T, value: unk
   return instance;
 }
 
+/** Whether a class declares any validation or refuses extra fields: fixed once its decorators have run. */
+const validated = new WeakMap<Function, boolean>();
+
 @Injectable()
 export class PlatformValidationPipe implements PipeTransform {
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const cls = metadata.metatype;
     if (!cls || metadata.type === 'custom' || [String, Number, Boolean, Array, Object].includes(cls as never)) return value;
-    if (getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length === 0 && !allowsNoExtraFields(cls)) return value;
+    let checked = validated.get(cls);
+    if (checked === undefined) {
+      checked = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length > 0 || allowsNoExtraFields(cls);
+      validated.set(cls, checked);
+    }
+    if (!checked) return value;
     return validateDto(cls as new () => object, value ?? {}, metadata.type === 'query' ? 'query' : metadata.type === 'param' ? 'path' : 'body');
   }
 }
