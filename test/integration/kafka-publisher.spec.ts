@@ -63,6 +63,17 @@ describe('Kafka event publisher (real broker)', () => {
 
   const stored = async (): Promise<RecordedEvent[]> => store.readAll({});
 
+  it('stops while its producer is still connecting, on a quiet log (no event to wake the subscription)', async () => {
+    const p = publisher();
+    p.start();
+    // Taking the lease is one read-model transaction; the stop lands while the producer connects to the broker. Before
+    // the fix the subscription opened after the stop and waited for the next event: this test then hit its timeout.
+    await until(async () => p.state, (s) => s === 'running');
+    await p.stop();
+    expect(p.state).toBe('stopped');
+    expect((await new CheckpointStore(db).read(EVENTS_LEASE))?.owner).toBeNull();
+  }, 15_000);
+
   it('relays every event to its module topic: key = stream, value = the envelope, headers; checkpoint = head', async () => {
     const order = `mtf-order-${hex32()}`;
     const account = `identity-account-${hex32()}`;

@@ -189,6 +189,8 @@ class MarketWorker {
     const subscription = this.host.store.subscribeToAll({ after: engine.lastInputPosition });
     this.subscription = subscription;
     try {
+      // A stop that came while the engine was restored found no subscription to close.
+      if (this.stopping) return;
       for await (const batch of subscription.batches(this.host.batchSize)) {
         if (this.stopping) break;
         await this.decideBatch(engine, batch);

@@ -50,6 +50,9 @@ export class EventPublisher extends LeasedWorker {
       const subscription = this.store.subscribeToAll({ after: from });
       this.subscription = subscription;
       try {
+        // A stop that came while the producer connected found no subscription to close: without this the loop would
+        // wait for the next event (a minute or more on a quiet log) before it saw `stopping`.
+        if (this.stopping) return;
         for await (const batch of subscription.batches(this.publisherOptions.batchSize)) {
           if (this.stopping) break;
           await this.publish(producer, batch, 0n);
