@@ -10,7 +10,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { BindingEvent } from '../../src/modules/ai-wallets/domain/binding';
-import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
 export interface BudgetHoldRow {
   intent_uuid: string;
@@ -82,6 +82,11 @@ export class WalletBudgetProjector implements Projector, PublishingProjector {
   readonly name = 'ai-wallet-budgets';
   readonly handles = ['AiWalletIntentReserved', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled'] as const;
   readonly outbox = new ProjectionOutbox('ai-wallet-budgets', 'outbox_ai_wallet_budget_holds');
+  readonly published: PublishedTable<BudgetHoldRow> = {
+    table: 'ai_wallet_budget_holds',
+    key: 'intent_uuid',
+    change: (row) => ({ key: row.intent_uuid, value: budgetHoldView(row), headers: { binding_uuid: row.binding_uuid } }),
+  };
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);

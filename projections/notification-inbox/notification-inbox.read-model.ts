@@ -14,7 +14,7 @@ import { portableSql } from '../../src/platform/read-model/read-model.datasource
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { factId, factsNeeded, HANDLED_EVENT_TYPES, plan, type FactValue, type SourceEvent } from '../../src/modules/notifications/domain/rules';
 import { notificationView } from '../../src/modules/notifications/queries';
-import { changedRows, createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { changedRows, createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
 export const NOTIFICATION_INBOX = 'notification-inbox';
 
@@ -108,6 +108,11 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
   readonly name = NOTIFICATION_INBOX;
   readonly handles = HANDLED_EVENT_TYPES;
   readonly outbox = new ProjectionOutbox(NOTIFICATION_INBOX, 'outbox_notification_inbox');
+  readonly published: PublishedTable<NotificationRow> = {
+    table: 'notification_inbox',
+    key: 'notification_uuid',
+    change: (row) => ({ key: row.notification_uuid, value: notificationView(row), headers: { profile_uuid: row.profile_uuid } }),
+  };
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);

@@ -5,7 +5,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
-import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 import { ORDER_WIRE_COLUMNS, orderWire, type OrderWireRow } from '../../src/modules/trading/order-wire';
 import type { OrderPlacement } from '../../src/modules/trading/domain/order';
 import type {
@@ -238,6 +238,12 @@ export class TradingOrdersProjector implements Projector, PublishingProjector {
   readonly name = 'trading-orders';
   readonly handles = ['OrderAccepted', 'OrderCancelRequested', 'OrderOpened', 'StopOrderTriggered', 'TradeExecuted', 'OrderFilled', 'OrderCancelled', 'OrderRested'] as const;
   readonly outbox = new ProjectionOutbox('trading-orders', 'outbox_mtf_orders');
+  readonly published: PublishedTable<OrderWireRow & { profile_uuid: string; tenant_uuid: string }> = {
+    table: 'mtf_orders',
+    key: 'order_uuid',
+    columns: [...ORDER_WIRE_COLUMNS, 'profile_uuid', 'tenant_uuid'].join(', '),
+    change: (row) => ({ key: row.order_uuid, value: orderWire(row), headers: { profile_uuid: row.profile_uuid, tenant_uuid: row.tenant_uuid } }),
+  };
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const at = event.occurred_at;

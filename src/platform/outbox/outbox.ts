@@ -11,8 +11,10 @@
  * `position` and `event_id` of the event that made the change).
  *
  * Writing is switched on per process (`enabled`), by the platform when KAFKA_BROKERS is set: without Kafka the
- * projector writes nothing extra. The rows written while it was off reach the topic only when they next change (a
- * snapshot of current rows into the outbox is not built yet: docs/kafka.md, "Not yet").
+ * projector writes nothing extra. So that a topic still ends up with every row when Kafka is switched on after the
+ * read model holds data (or a node without Kafka ran the projector for a while), the runner calls `sync` under the
+ * projector's lease before it applies anything: an outbox not kept since a known position is seeded with every
+ * current row first (`outbox_seeds` records that it is kept; a process with the outbox off forgets it).
  */
 import { Table, type EntityManager, type QueryRunner } from 'typeorm';
 import { portableSql } from '../read-model/read-model.datasource';
@@ -55,6 +57,43 @@ export class ProjectionOutbox {
     this.insert = `INSERT INTO ${table} (row_key, value, headers, created_at) VALUES (?, ?, ?, ?)`;
   }
 
+  /**
+   * Inside a transaction of the projector's, under its lease, before it applies anything (ProjectionRunner): with the
+   * outbox on and not kept since a known position, puts every current row of the published table (header
+   * `snapshot: true`, `event_id` the seed's id, `position` the read model's checkpoint), then records the outbox as
+   * kept; with it off, forgets that it was, so the next process with Kafka seeds again. Returns the rows seeded.
+   */
+  async sync(tx: EntityManager, published: PublishedTable, position: bigint, seedId: string): Promise<number> {
+    const sql = (text: string) => portableSql(tx, text);
+    const kept = ((await tx.query(sql('SELECT read_model FROM outbox_seeds WHERE read_model = ?'), [this.readModel])) as unknown[]).length > 0;
+    if (!this.enabled) {
+      if (kept) await tx.query(sql('DELETE FROM outbox_seeds WHERE read_model = ?'), [this.readModel]);
+      return 0;
+    }
+    if (kept) return 0;
+    if (!IDENT.test(published.table) || !IDENT.test(published.key)) throw new Error(`published table ${published.table}.${published.key} is not a plain SQL identifier`);
+    let seeded = 0;
+    let after: string | null = null;
+    for (;;) {
+      const where: string = after === null ? '' : `WHERE ${published.key} > ? `;
+      const rows = (await tx.query(
+        sql(`SELECT ${published.columns ?? '*'} FROM ${published.table} ${where}ORDER BY ${published.key} LIMIT ${SEED_PAGE}`),
+        after === null ? [] : [after],
+      )) as Array<Record<string, unknown>>;
+      for (const row of rows) {
+        const change = published.change(row);
+        await this.put(tx, { ...change, position, event_id: seedId, headers: { ...(change.headers ?? {}), snapshot: 'true' } });
+      }
+      seeded += rows.length;
+      if (rows.length < SEED_PAGE) break;
+      after = String(rows[rows.length - 1][published.key]);
+    }
+    await tx.query(sql('INSERT INTO outbox_seeds (read_model, position, rows_seeded, seeded_at) VALUES (?, ?, ?, ?)'), [
+      this.readModel, position.toString(), seeded, new Date().toISOString(),
+    ]);
+    return seeded;
+  }
+
   /** Inside the projector's transaction: records one change of one row. */
   async put(tx: EntityManager, change: OutboxChange): Promise<void> {
     if (!this.enabled) return;
@@ -66,14 +105,36 @@ export function outboxHeaders(readModel: string, change: Pick<OutboxChange, 'pos
   return { ...(change.headers ?? {}), read_model: readModel, position: change.position.toString(), event_id: change.event_id };
 }
 
-/** Projectors that publish their changes carry their outbox. */
+/** A published table's row as its outbox change, without the event that made it (a seed has none). */
+export type PublishedRow = Pick<OutboxChange, 'key' | 'value' | 'headers'>;
+
+/** What a publishing projector's topic holds: one message per row of `table`, keyed by `key`. */
+export interface PublishedTable<Row extends object = object> {
+  table: string;
+  /** The primary key column (the message key). */
+  key: string;
+  /** Columns `change` needs (default `*`). */
+  columns?: string;
+  change(row: Row): PublishedRow;
+}
+
+/** Projectors that publish their changes carry their outbox, and say which table it mirrors (for seeding). */
 export interface PublishingProjector {
   readonly outbox: ProjectionOutbox;
+  readonly published: PublishedTable;
 }
+
+/** Rows per page while seeding a topic from a table. */
+const SEED_PAGE = 500;
 
 export function outboxOf(projector: object): ProjectionOutbox | null {
   const outbox = (projector as Partial<PublishingProjector>).outbox;
   return outbox instanceof ProjectionOutbox ? outbox : null;
+}
+
+export function publishingOf(projector: object): PublishingProjector | null {
+  const p = projector as Partial<PublishingProjector>;
+  return p.outbox instanceof ProjectionOutbox && p.published ? (p as PublishingProjector) : null;
 }
 
 /** For a read model's migration: its outbox table (id increasing in commit order: one projector writes it). */

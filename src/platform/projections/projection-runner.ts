@@ -5,7 +5,8 @@
  */
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
-import { currentContext } from '../context/request-context';
+import { currentContext, newId } from '../context/request-context';
+import { publishingOf } from '../outbox/outbox';
 import { CheckpointStore, LEASE_MS, LeaseLost } from './checkpoint.store';
 import type { Projector } from './projector';
 
@@ -237,6 +238,7 @@ export class ProjectionRunner {
         r.status.checkpoint = checkpoint;
         r.saved = checkpoint;
         this.startRenewing(r);
+        await this.syncOutbox(r, checkpoint);
         if (r.status.state !== 'failing') r.status.state = 'running';
         this.notify();
         await this.consume(r, checkpoint);
@@ -262,6 +264,23 @@ export class ProjectionRunner {
     await this.checkpoints.release(r.projector.name).catch(() => undefined);
   }
 
+  /**
+   * A publishing projector's outbox, before any batch: seeded with every current row if it has not been kept since a
+   * known position (Kafka switched on late, or a node without Kafka ran the projector), or marked as not kept when
+   * this process does not write it. Under the lease (advance proves it), so the seed precedes every later change.
+   */
+  private async syncOutbox(r: Running, checkpoint: bigint): Promise<void> {
+    const publishing = publishingOf(r.projector);
+    if (!publishing) return;
+    const seeded = await this.exclusive(r, () =>
+      this.db.transaction(async (tx) => {
+        await this.checkpoints.advance(tx, r.projector.name, checkpoint);
+        return publishing.outbox.sync(tx, publishing.published, checkpoint, newId());
+      }),
+    );
+    if (seeded > 0) this.logger.info({ projection: r.projector.name, rows: seeded, position: checkpoint.toString() }, 'projection topic seeded with the current rows');
+  }
+
   private startRenewing(r: Running): void {
     if (r.renewTimer) clearInterval(r.renewTimer);
     r.renewTimer = setInterval(() => {
@@ -279,6 +298,8 @@ export class ProjectionRunner {
     const subscription = this.store.subscribeToAll({ after: from });
     r.subscription = subscription;
     try {
+      // A stop that came while the lease was taken (or the outbox seeded) found no subscription to close.
+      if (r.stop) return;
       for await (const batch of subscription.batches(this.batchSize)) {
         if (r.stop) break;
         await this.applyBatch(r, batch);

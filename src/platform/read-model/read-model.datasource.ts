@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource, type DataSourceOptions, type EntityManager, type MixedList } from 'typeorm';
+import { OutboxSeeds1764000009500 } from './migrations/1764000009500-OutboxSeeds';
 import { PlatformTables1764000000000 } from './migrations/1764000000000-PlatformTables';
 import type { ReadModelDefinition } from './read-model.definition';
 
@@ -16,7 +17,7 @@ export interface ReadModelDatabaseOptions {
   readModels: ReadModelDefinition[];
 }
 
-export const PLATFORM_MIGRATIONS: Function[] = [PlatformTables1764000000000];
+export const PLATFORM_MIGRATIONS: Function[] = [PlatformTables1764000000000, OutboxSeeds1764000009500];
 
 export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): DataSourceOptions {
   const entities: MixedList<Function> = options.readModels.flatMap((m) => m.entities as Function[]);
