@@ -3,6 +3,7 @@
  */
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
+import { ProjectionOutbox, type PublishedTable } from '../../src/platform/outbox/outbox';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import type { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { makeTestDatabase, type DatabaseKind, type TestDatabase } from '../support/databases';
@@ -59,6 +60,24 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     expect(byId[b]).toMatchObject({ owner: 'bob', balance: '7', entries: 1, version: 1 });
     expect(await checkpoint()).toBe(head);
     expect(r.status()[0]).toMatchObject({ name: 'test-ledger-balances', state: 'running', checkpoint: head });
+  });
+
+  it('projects on when its topic cannot be seeded (the read model matters more), and says so', async () => {
+    // A publishing projector with Kafka on whose published table is missing: the seed fails, the projection must not.
+    class PublishingLedger extends TestLedgerProjector {
+      readonly outbox = Object.assign(new ProjectionOutbox('test-ledger-balances', 'outbox_test_ledger'), { enabled: true });
+      readonly published: PublishedTable = { table: 'no_such_table', key: 'id', change: () => ({ key: 'x', value: {} }) };
+    }
+    const errors: string[] = [];
+    const logger = { info: () => undefined, warn: () => undefined, error: (_: object, msg: string) => void errors.push(msg) };
+    const a = await openLedger('ada', ['5']);
+    const r = new ProjectionRunner(store, db, [new PublishingLedger()], { batchSize: 50, retryDelayMs: 20, logger });
+    runners.push(r);
+    r.start();
+    expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+    expect((await rows()).find((x) => x.ledger_id === a)).toMatchObject({ balance: '5' });
+    expect(r.status()[0].state).toBe('running');
+    expect(errors).toEqual(['projection topic not seeded; projecting on, the seed is tried again at the next start']);
   });
 
   it('resumes from its checkpoint after a restart without applying anything twice', async () => {

@@ -272,13 +272,20 @@ export class ProjectionRunner {
   private async syncOutbox(r: Running, checkpoint: bigint): Promise<void> {
     const publishing = publishingOf(r.projector);
     if (!publishing) return;
-    const seeded = await this.exclusive(r, () =>
-      this.db.transaction(async (tx) => {
-        await this.checkpoints.advance(tx, r.projector.name, checkpoint);
-        return publishing.outbox.sync(tx, publishing.published, checkpoint, newId());
-      }),
-    );
-    if (seeded > 0) this.logger.info({ projection: r.projector.name, rows: seeded, position: checkpoint.toString() }, 'projection topic seeded with the current rows');
+    try {
+      const seeded = await this.exclusive(r, () =>
+        this.db.transaction(async (tx) => {
+          await this.checkpoints.advance(tx, r.projector.name, checkpoint);
+          return publishing.outbox.sync(tx, publishing.published, checkpoint, newId());
+        }),
+      );
+      if (seeded > 0) this.logger.info({ projection: r.projector.name, rows: seeded, position: checkpoint.toString() }, 'projection topic seeded with the current rows');
+    } catch (error) {
+      if (error instanceof LeaseLost) throw error;
+      // The read model matters more than its topic: project on. Nothing is recorded as kept, so the next start seeds
+      // (a seed taken later is still the rows' newest state, so it may follow their changes on the topic).
+      this.logger.error({ projection: r.projector.name, err: error }, 'projection topic not seeded; projecting on, the seed is tried again at the next start');
+    }
   }
 
   private startRenewing(r: Running): void {
