@@ -101,6 +101,7 @@ describe.each(['sqlite', 'postgres'] as const)('seeding projection topics when K
     const trader = await registerTrader(t);
     const kept = await place(t, trader, '1000.5');
     const changed = await place(t, trader, '1001');
+    const cancelledLater = await place(t, trader, '999.5');
     await cancel(t, trader, kept.order_uuid);
     const market = await t.app.inject({
       method: 'POST', url: '/api/v1/api/v1/mtf/orders', headers: trader,
@@ -113,26 +114,32 @@ describe.each(['sqlite', 'postgres'] as const)('seeding projection topics when K
     );
     await settled(t);
     const before = await orders(t, trader);
+    const seedPosition = (await t.app.get<EventStore>(EVENT_STORE).headPosition()).toString();
     await stop(t);
 
     // 2. Kafka on: every current row reaches its topic, marked as the seed; a later change follows it.
     t = await start(true);
     await settled(t);
     const later = await place(t, trader, '1002');
+    await cancel(t, trader, cancelledLater.order_uuid);
     await settled(t);
     const now = await orders(t, trader);
     let messages = await readTopicUntil(brokers, topic('trading-orders'), (m) => now.every((o) => newest(m, o.order_uuid)?.value === JSON.stringify(o)));
     for (const o of before) {
       const [seed] = seeds(messages, o.order_uuid);
       expect(JSON.parse(seed.value!)).toEqual(o);
-      expect(seed.headers).toMatchObject({ read_model: 'trading-orders', snapshot: 'true', profile_uuid: expect.stringMatching(/^[0-9a-f]{32}$/), event_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(seed.headers).toMatchObject({ read_model: 'trading-orders', snapshot: 'true', position: seedPosition, profile_uuid: expect.stringMatching(/^[0-9a-f]{32}$/), event_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
       expect(seeds(messages, o.order_uuid)).toHaveLength(1);
     }
-    // The order placed with Kafka on came as changes, after the seed of the older rows.
+    // The order placed with Kafka on came as changes only; an order cancelled with Kafka on: its seed (OPEN), then the
+    // change (one key, one partition: offsets say the order).
     expect(seeds(messages, later.order_uuid)).toHaveLength(0);
-    const offsetOf = (m: Consumed | undefined) => BigInt(m!.offset);
-    const laterFirst = byKey(messages).get(later.order_uuid)![0];
-    if (laterFirst.partition === seeds(messages, kept.order_uuid)[0].partition) expect(offsetOf(laterFirst)).toBeGreaterThan(offsetOf(seeds(messages, kept.order_uuid)[0]));
+    const history = byKey(messages).get(cancelledLater.order_uuid)!;
+    expect(history[0].headers.snapshot).toBe('true');
+    expect(JSON.parse(history[0].value!)).toMatchObject({ status: 'OPEN' });
+    expect(history.at(-1)!.headers.snapshot).toBeUndefined();
+    expect(JSON.parse(history.at(-1)!.value!)).toMatchObject({ status: 'CANCELLED' });
+    expect(BigInt(history.at(-1)!.offset)).toBeGreaterThan(BigInt(history[0].offset));
     const notes = await readTopicUntil(brokers, topic('notification-inbox'), (m) => inbox.every((n) => seeds(m, n.notificationUuid).length === 1));
     for (const n of inbox) {
       expect(JSON.parse(newest(notes, n.notificationUuid)!.value!)).toEqual(n);
@@ -160,6 +167,7 @@ describe.each(['sqlite', 'postgres'] as const)('seeding projection topics when K
     expect(JSON.parse(newest(messages, changed.order_uuid)!.value!)).toMatchObject({ status: 'CANCELLED' });
     expect(seeds(messages, changed.order_uuid)).toHaveLength(2);
     expect(seeds(messages, later.order_uuid)).toHaveLength(1);
+    expect(seeds(messages, cancelledLater.order_uuid)).toHaveLength(2);
     await stop(t);
   });
 });

@@ -12,9 +12,10 @@
  *
  * Writing is switched on per process (`enabled`), by the platform when KAFKA_BROKERS is set: without Kafka the
  * projector writes nothing extra. So that a topic still ends up with every row when Kafka is switched on after the
- * read model holds data (or a node without Kafka ran the projector for a while), the runner calls `sync` under the
- * projector's lease before it applies anything: an outbox not kept since a known position is seeded with every
- * current row first (`outbox_seeds` records that it is kept; a process with the outbox off forgets it).
+ * read model holds data (or a node without Kafka ran the projector for a while), the runner calls `seedStep` under
+ * the projector's lease before it applies anything: an outbox not recorded as kept is first seeded with every current
+ * row, page by page (`outbox_seeds` records the progress and then that it is kept); a process with the outbox off,
+ * and a rebuild, forget that record.
  */
 import { Table, type EntityManager, type QueryRunner } from 'typeorm';
 import { portableSql } from '../read-model/read-model.datasource';
@@ -58,40 +59,50 @@ export class ProjectionOutbox {
   }
 
   /**
-   * Inside a transaction of the projector's, under its lease, before it applies anything (ProjectionRunner): with the
-   * outbox on and not kept since a known position, puts every current row of the published table (header
-   * `snapshot: true`, `event_id` the seed's id, `position` the read model's checkpoint), then records the outbox as
-   * kept; with it off, forgets that it was, so the next process with Kafka seeds again. Returns the rows seeded.
+   * One step of keeping the outbox, in a transaction of the projector's, under its lease, before it applies anything
+   * (ProjectionRunner calls it until `done`). Outbox on and not kept: the next page of the published table's rows, in
+   * key order, goes into the outbox as seed messages (header `snapshot: true`, `event_id` the seed's id, `position`
+   * the read model's checkpoint), and `outbox_seeds` remembers how far the seed got; after the last page the outbox
+   * counts as kept. Short transactions, so a large table does not hold the read-model database or outlive the lease,
+   * and a seed cut short resumes where it stopped. Outbox off: whatever was recorded is forgotten, so the next
+   * process with Kafka seeds again.
    */
-  async sync(tx: EntityManager, published: PublishedTable, position: bigint, seedId: string): Promise<number> {
+  async seedStep(tx: EntityManager, published: PublishedTable, position: bigint, newSeedId: () => string, pageSize = SEED_PAGE): Promise<SeedStep> {
     const sql = (text: string) => portableSql(tx, text);
-    const kept = ((await tx.query(sql('SELECT read_model FROM outbox_seeds WHERE read_model = ?'), [this.readModel])) as unknown[]).length > 0;
+    const [seed] = (await tx.query(sql('SELECT state, last_key, seed_id, rows_seeded FROM outbox_seeds WHERE read_model = ?'), [this.readModel])) as Array<{
+      state: 'seeding' | 'kept';
+      last_key: string | null;
+      seed_id: string;
+      rows_seeded: string | number;
+    }>;
     if (!this.enabled) {
-      if (kept) await tx.query(sql('DELETE FROM outbox_seeds WHERE read_model = ?'), [this.readModel]);
-      return 0;
+      if (seed) await tx.query(sql('DELETE FROM outbox_seeds WHERE read_model = ?'), [this.readModel]);
+      return { done: true, rows: 0 };
     }
-    if (kept) return 0;
+    if (seed?.state === 'kept') return { done: true, rows: 0 };
     if (!IDENT.test(published.table) || !IDENT.test(published.key)) throw new Error(`published table ${published.table}.${published.key} is not a plain SQL identifier`);
-    let seeded = 0;
-    let after: string | null = null;
-    for (;;) {
-      const where: string = after === null ? '' : `WHERE ${published.key} > ? `;
-      const rows = (await tx.query(
-        sql(`SELECT ${published.columns ?? '*'} FROM ${published.table} ${where}ORDER BY ${published.key} LIMIT ${SEED_PAGE}`),
-        after === null ? [] : [after],
-      )) as Array<Record<string, unknown>>;
-      for (const row of rows) {
-        const change = published.change(row);
-        await this.put(tx, { ...change, position, event_id: seedId, headers: { ...(change.headers ?? {}), snapshot: 'true' } });
-      }
-      seeded += rows.length;
-      if (rows.length < SEED_PAGE) break;
-      after = String(rows[rows.length - 1][published.key]);
+    const seedId = seed?.seed_id ?? newSeedId();
+    const after = seed?.last_key ?? null;
+    const rows = (await tx.query(
+      sql(`SELECT ${published.columns ?? '*'} FROM ${published.table} ${after === null ? '' : `WHERE ${published.key} > ? `}ORDER BY ${published.key} LIMIT ${pageSize}`),
+      after === null ? [] : [after],
+    )) as Array<Record<string, unknown>>;
+    for (const row of rows) {
+      const change = published.change(row);
+      await this.put(tx, { ...change, position, event_id: seedId, headers: { ...(change.headers ?? {}), snapshot: 'true' } });
     }
-    await tx.query(sql('INSERT INTO outbox_seeds (read_model, position, rows_seeded, seeded_at) VALUES (?, ?, ?, ?)'), [
-      this.readModel, position.toString(), seeded, new Date().toISOString(),
-    ]);
-    return seeded;
+    const done = rows.length < pageSize;
+    const lastKey = rows.length > 0 ? String(rows[rows.length - 1][published.key]) : after;
+    const total = Number(seed?.rows_seeded ?? 0) + rows.length;
+    const values = [done ? 'kept' : 'seeding', lastKey, seedId, position.toString(), total, new Date().toISOString(), this.readModel];
+    if (seed) await tx.query(sql('UPDATE outbox_seeds SET state = ?, last_key = ?, seed_id = ?, position = ?, rows_seeded = ?, updated_at = ? WHERE read_model = ?'), values);
+    else await tx.query(sql('INSERT INTO outbox_seeds (state, last_key, seed_id, position, rows_seeded, updated_at, read_model) VALUES (?, ?, ?, ?, ?, ?, ?)'), values);
+    return { done, rows: rows.length };
+  }
+
+  /** After a rebuild (rows recreated from zero, perhaps by changed code): the topic must be seeded again. */
+  async forget(tx: EntityManager): Promise<void> {
+    await tx.query(portableSql(tx, 'DELETE FROM outbox_seeds WHERE read_model = ?'), [this.readModel]);
   }
 
   /** Inside the projector's transaction: records one change of one row. */
@@ -124,8 +135,14 @@ export interface PublishingProjector {
   readonly published: PublishedTable;
 }
 
-/** Rows per page while seeding a topic from a table. */
+/** Rows per transaction while seeding a topic from a table. */
 const SEED_PAGE = 500;
+
+/** What one seed step did: rows put into the outbox; done when the outbox counts as kept (or is off). */
+export interface SeedStep {
+  done: boolean;
+  rows: number;
+}
 
 export function outboxOf(projector: object): ProjectionOutbox | null {
   const outbox = (projector as Partial<PublishingProjector>).outbox;

@@ -64,6 +64,8 @@ export interface ProjectionRunnerOptions {
   logger?: RunnerLogger;
   /** Delay before a failing projector retries (doubles up to 30 s). */
   retryDelayMs?: number;
+  /** Rows per transaction when a publishing projector seeds its topic (tests use small pages). */
+  seedPageSize?: number;
 }
 
 export class ProjectionRunner {
@@ -73,6 +75,7 @@ export class ProjectionRunner {
   private readonly batchSize: number;
   private readonly logger: RunnerLogger;
   private readonly retryDelayMs: number;
+  private readonly seedPageSize: number;
 
   constructor(
     private readonly store: EventStore,
@@ -84,6 +87,7 @@ export class ProjectionRunner {
     this.batchSize = options.batchSize ?? 500;
     this.logger = options.logger ?? silentLogger;
     this.retryDelayMs = options.retryDelayMs ?? 500;
+    this.seedPageSize = options.seedPageSize ?? 500;
     for (const projector of projectors) {
       if (this.running.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
       this.running.set(projector.name, {
@@ -267,23 +271,31 @@ export class ProjectionRunner {
   /**
    * A publishing projector's outbox, before any batch: seeded with every current row if it has not been kept since a
    * known position (Kafka switched on late, or a node without Kafka ran the projector), or marked as not kept when
-   * this process does not write it. Under the lease (advance proves it), so the seed precedes every later change.
+   * this process does not write it. Page by page, each in a transaction under the lease (advance proves it), so the
+   * seed precedes every later change and a stop can cut in between pages (the next start resumes).
    */
   private async syncOutbox(r: Running, checkpoint: bigint): Promise<void> {
     const publishing = publishingOf(r.projector);
     if (!publishing) return;
+    let seeded = 0;
     try {
-      const seeded = await this.exclusive(r, () =>
-        this.db.transaction(async (tx) => {
-          await this.checkpoints.advance(tx, r.projector.name, checkpoint);
-          return publishing.outbox.sync(tx, publishing.published, checkpoint, newId());
-        }),
-      );
+      for (;;) {
+        if (r.stop) return;
+        const step = await this.exclusive(r, () =>
+          this.db.transaction(async (tx) => {
+            await this.checkpoints.advance(tx, r.projector.name, checkpoint);
+            return publishing.outbox.seedStep(tx, publishing.published, checkpoint, newId, this.seedPageSize);
+          }),
+        );
+        seeded += step.rows;
+        if (step.done) break;
+      }
       if (seeded > 0) this.logger.info({ projection: r.projector.name, rows: seeded, position: checkpoint.toString() }, 'projection topic seeded with the current rows');
     } catch (error) {
-      if (error instanceof LeaseLost) throw error;
-      // The read model matters more than its topic: project on. Nothing is recorded as kept, so the next start seeds
-      // (a seed taken later is still the rows' newest state, so it may follow their changes on the topic).
+      // Without Kafka the step only forgets the record: that must not be skipped (a retry follows, as for a batch).
+      if (error instanceof LeaseLost || !publishing.outbox.enabled) throw error;
+      // The read model matters more than its topic: project on. The seed is not recorded as kept, so the next start
+      // resumes it (a seed taken later is still the rows' newest state, so it may follow their changes on the topic).
       this.logger.error({ projection: r.projector.name, err: error }, 'projection topic not seeded; projecting on, the seed is tried again at the next start');
     }
   }
@@ -389,6 +401,8 @@ export class ProjectionRunner {
       await this.db.transaction(async (tx) => {
         await r.projector.reset(tx);
         await this.checkpoints.reset(tx, name);
+        // Rebuilt rows may differ (changed projector code) and the rebuild writes no outbox: the topic needs a new seed.
+        await publishingOf(r.projector)?.outbox.forget(tx);
       });
       r.status.checkpoint = 0n;
       r.saved = 0n;

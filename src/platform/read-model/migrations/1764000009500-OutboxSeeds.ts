@@ -1,8 +1,9 @@
 import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Which projection outboxes are being kept, and since when (src/platform/outbox/outbox.ts, `ProjectionOutbox.sync`):
- * a row means the read model's topic was seeded with its rows at `position` and every change since went to the outbox.
+ * Which projection outboxes are being kept (src/platform/outbox/outbox.ts, `ProjectionOutbox.seedStep`): state `kept`
+ * means the read model's topic was seeded with its rows at `position` and every change since went to the outbox;
+ * `seeding` is a seed under way, `last_key` the last row it put.
  */
 export class OutboxSeeds1764000009500 implements MigrationInterface {
   name = 'OutboxSeeds1764000009500';
@@ -13,9 +14,12 @@ export class OutboxSeeds1764000009500 implements MigrationInterface {
         name: 'outbox_seeds',
         columns: [
           { name: 'read_model', type: 'varchar', length: '128', isPrimary: true },
+          { name: 'state', type: 'varchar', length: '16' },
+          { name: 'last_key', type: 'varchar', length: '200', isNullable: true },
+          { name: 'seed_id', type: 'varchar', length: '32' },
           { name: 'position', type: 'varchar', length: '40' },
           { name: 'rows_seeded', type: 'bigint' },
-          { name: 'seeded_at', type: 'varchar', length: '40' },
+          { name: 'updated_at', type: 'varchar', length: '40' },
         ],
       }),
     );
