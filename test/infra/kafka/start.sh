@@ -122,8 +122,9 @@ log.cleaner.backoff.ms=1000
 controlled.shutdown.enable=true
 PROPS
   echo "$port" >"$dir/broker.port"
-  # A cluster id is 16 random bytes in base64url (what `kafka-storage random-uuid` prints).
-  cluster_id="$(node -e 'process.stdout.write(require("crypto").randomBytes(16).toString("base64url"))')"
+  # A cluster id is 16 random bytes in base64url (what `kafka-storage random-uuid` prints). Like Kafka's own
+  # Uuid.randomUuid, never one starting with '-': the format tool would read it as an option (1 start in 64 failed).
+  cluster_id="$(node -e 'let id; do id = require("crypto").randomBytes(16).toString("base64url"); while (id.startsWith("-")); process.stdout.write(id)')"
   java -cp "$lib/*" -Dlog4j.configuration="file:$here/log4j.properties" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
     { cat "$dir/format.log" >&2; fail "could not format the KRaft log directory $dir/data"; }
 fi
