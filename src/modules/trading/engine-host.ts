@@ -16,7 +16,8 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/plat
 import { newId, SYSTEM_ACTOR } from '../../platform/context/request-context';
 import { VersionConflict } from '../../platform/errors';
 import { EVENT_STORE, type EventMetadata, type EventStore, type EventSubscription, type NewEvent, type RecordedEvent } from '../../platform/event-store/event-store.port';
-import { CheckpointStore, LEASE_MS, LeaseLost } from '../../platform/projections/checkpoint.store';
+import { CheckpointStore, LeaseLost } from '../../platform/projections/checkpoint.store';
+import { LeaseLoop, type LeaseState } from '../../platform/projections/lease-loop';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { engineSnapshotStream, engineStream, type EngineEvent } from './domain/engine-events';
 import { MARKET_REGISTRY_STREAM, type MarketRegistryEvent } from './domain/market';
@@ -32,10 +33,9 @@ export interface EngineProgress {
   input_position: bigint;
 }
 
-type WorkerState = 'starting' | 'running' | 'standby' | 'failing' | 'stopped';
+type WorkerState = LeaseState;
 
 class MarketWorker {
-  state: WorkerState = 'stopped';
   engine: MarketEngine | null = null;
   revision: bigint | null = null;
   appendedPosition: bigint | null = null;
@@ -47,36 +47,52 @@ class MarketWorker {
   private snapshotRevision: bigint | null = null;
   /** Orders and stops the latest snapshot held: what writing the next one will cost, roughly. */
   private snapshotSize = 0;
-  private stopping = false;
-  private loop: Promise<void> | null = null;
   private subscription: EventSubscription | null = null;
-  private renewTimer: NodeJS.Timeout | null = null;
-  private wake: (() => void) | null = null;
+  private readonly lease: LeaseLoop;
   private readonly waiters = new Set<{ position: bigint; resolve: (p: EngineProgress) => void }>();
 
   constructor(
     readonly market: { market_uuid: string; market_id: number },
     private readonly host: MatchingEngineHost,
-  ) {}
+  ) {
+    const leaseName = `engine:${market.market_uuid}`;
+    this.lease = new LeaseLoop(
+      {
+        leaseName,
+        acquire: () => host.checkpoints.acquire(leaseName),
+        prepare: () => this.restore(),
+        work: () => this.consume(),
+        interrupt: async () => {
+          await this.subscription?.close();
+        },
+        // Another node appended to the engine's stream: it runs this market now.
+        standsBy: (error) => error instanceof VersionConflict,
+        renew: () => host.checkpoints.renew(leaseName),
+        release: () => host.checkpoints.release(leaseName),
+        // In-memory state may be ahead of the stream: always rebuild from the stream.
+        reset: () => {
+          this.engine = null;
+        },
+        failed: (error) => host.logger.error({ market_uuid: market.market_uuid, err: error }, 'matching engine failed; rebuilding from its stream'),
+      },
+      { retryDelayMs: 250, maxRetryDelayMs: 30_000, failingUntilRecovered: false },
+    );
+  }
+
+  get state(): WorkerState {
+    return this.lease.state;
+  }
 
   get leaseName(): string {
     return `engine:${this.market.market_uuid}`;
   }
 
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.loop = this.run();
+    this.lease.start();
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    if (this.renewTimer) clearInterval(this.renewTimer);
-    await this.subscription?.close();
-    await this.loop;
-    this.loop = null;
-    this.state = 'stopped';
+    await this.lease.stop();
   }
 
   /** Resolves once this (local, running) engine has decided every input up to `position`. */
@@ -96,60 +112,6 @@ class MarketWorker {
         w.resolve({ appended_position: this.appendedPosition, input_position: seen });
       }
     }
-  }
-
-  private async run(): Promise<void> {
-    const { checkpoints, logger } = this.host;
-    let delay = 250;
-    while (!this.stopping) {
-      try {
-        if (this.state !== 'failing') this.state = 'starting';
-        await checkpoints.acquire(this.leaseName);
-        this.startRenewing();
-        await this.restore();
-        this.state = 'running';
-        delay = 250;
-        await this.consume();
-      } catch (error) {
-        if (this.renewTimer) clearInterval(this.renewTimer);
-        this.engine = null; // in-memory state may be ahead of the stream: always rebuild from the stream
-        if (this.stopping) break;
-        if (error instanceof LeaseLost || error instanceof VersionConflict) {
-          this.state = 'standby';
-          await this.sleep(LEASE_MS / 3);
-          continue;
-        }
-        this.state = 'failing';
-        logger.error({ market_uuid: this.market.market_uuid, err: error }, 'matching engine failed; rebuilding from its stream');
-        await this.sleep(delay);
-        delay = Math.min(delay * 2, 30_000);
-      }
-    }
-    if (this.renewTimer) clearInterval(this.renewTimer);
-    await checkpoints.release(this.leaseName).catch(() => undefined);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  private startRenewing(): void {
-    if (this.renewTimer) clearInterval(this.renewTimer);
-    this.renewTimer = setInterval(() => {
-      this.host.checkpoints.renew(this.leaseName).then(
-        (held) => {
-          if (!held) void this.subscription?.close();
-        },
-        () => undefined,
-      );
-    }, LEASE_MS / 3);
-    this.renewTimer.unref();
   }
 
   /** Latest snapshot (if any), then every engine event after it. */
@@ -190,9 +152,9 @@ class MarketWorker {
     this.subscription = subscription;
     try {
       // A stop that came while the engine was restored found no subscription to close.
-      if (this.stopping) return;
+      if (this.lease.isStopping) return;
       for await (const batch of subscription.batches(this.host.batchSize)) {
-        if (this.stopping) break;
+        if (this.lease.isStopping) break;
         await this.decideBatch(engine, batch);
         this.progress(batch[batch.length - 1].position);
       }
@@ -200,7 +162,7 @@ class MarketWorker {
       this.subscription = null;
       await subscription.close();
     }
-    if (!this.stopping) throw new LeaseLost(this.leaseName);
+    if (!this.lease.isStopping) throw new LeaseLost(this.leaseName);
   }
 
   private async decideBatch(engine: MarketEngine, batch: RecordedEvent[]): Promise<void> {

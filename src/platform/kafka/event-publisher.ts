@@ -82,7 +82,7 @@ export class EventPublisher extends LeasedWorker {
   async replay(fromInclusive: bigint, onProgress?: (position: bigint, head: bigint) => void): Promise<{ events: number; head: bigint }> {
     if (this.state !== 'stopped') throw new Error('the publisher is running in this process; stop it first');
     const checkpoint = await this.takeLease();
-    this.state = 'running';
+    this.oneOffRunning = true;
     try {
       const producer = await this.connectProducer();
       try {
@@ -103,7 +103,7 @@ export class EventPublisher extends LeasedWorker {
         await this.disconnectProducer(producer);
       }
     } finally {
-      this.state = 'stopped';
+      this.oneOffRunning = false;
       await this.releaseLease();
     }
   }

@@ -1,16 +1,16 @@
 /**
- * A single-writer job under a lease in projection_checkpoints, the way the projectors, the matching engines and the
- * audit checkpointer hold theirs: take the lease (its row's position is where the job resumes), renew it every
- * LEASE_MS/3 while working, stand by while another live process holds it, back off and resume from the stored
- * position after a failure. Subclasses do the work in `work`, and advance the position with `advance` inside the
- * transaction that also proves they still own the lease.
+ * A Kafka job under a lease in projection_checkpoints, on the platform's one lease loop (src/platform/projections/
+ * lease-loop.ts, which the projectors and the matching engines use too): the lease row's position is where the job
+ * resumes. Subclasses do the work in `work`, and advance the position with `advance` inside the transaction that
+ * also proves they still own the lease.
  */
 import type { EntityManager } from 'typeorm';
-import { CheckpointStore, LEASE_MS, LeaseLost } from '../projections/checkpoint.store';
+import { CheckpointStore } from '../projections/checkpoint.store';
+import { LeaseLoop, type LeaseState } from '../projections/lease-loop';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import type { KafkaLogger } from './kafka-client';
 
-export type WorkerState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing';
+export type WorkerState = LeaseState;
 
 export interface LeasedWorkerOptions {
   logger: KafkaLogger;
@@ -20,17 +20,12 @@ export interface LeasedWorkerOptions {
 }
 
 export abstract class LeasedWorker {
-  state: WorkerState = 'stopped';
-  lastError: string | null = null;
   /** The stored position (what the lease row says was done). */
   position = 0n;
   readonly leases: CheckpointStore;
-  protected stopping = false;
-  private loop: Promise<void> | null = null;
-  private renewTimer: NodeJS.Timeout | null = null;
-  private wake: (() => void) | null = null;
-  /** Set when a renewal found another owner: what `work` then fails with is the lease's loss, not an error. */
-  private lostLease = false;
+  /** A one-off run under the lease (the CLI's replay) counts as running. */
+  protected oneOffRunning = false;
+  private readonly lease: LeaseLoop;
   private readonly waiters = new Set<{ position: bigint; resolve: (reached: boolean) => void; timer: NodeJS.Timeout }>();
 
   protected constructor(
@@ -39,6 +34,35 @@ export abstract class LeasedWorker {
     protected readonly options: LeasedWorkerOptions,
   ) {
     this.leases = new CheckpointStore(db);
+    this.lease = new LeaseLoop(
+      {
+        leaseName,
+        acquire: async () => {
+          const from = await this.leases.acquire(leaseName);
+          this.position = from;
+          return from;
+        },
+        work: (from) => this.work(from),
+        interrupt: () => this.interrupt(),
+        renew: () => this.leases.renew(leaseName),
+        release: () => this.leases.release(leaseName),
+        failed: (error) => this.options.logger.error({ job: leaseName, err: error }, `${leaseName} failed; retrying from its checkpoint`),
+      },
+      { retryDelayMs: options.retryDelayMs ?? 500, maxRetryDelayMs: options.maxRetryDelayMs ?? 5000 },
+    );
+  }
+
+  get state(): WorkerState {
+    return this.oneOffRunning ? 'running' : this.lease.state;
+  }
+
+  get lastError(): string | null {
+    return this.lease.lastError;
+  }
+
+  /** Set once stop was asked: `work` loops end at it. */
+  protected get stopping(): boolean {
+    return this.lease.isStopping;
   }
 
   /** Works until stopped: catch up from the stored position, then follow. */
@@ -48,18 +72,11 @@ export abstract class LeasedWorker {
   protected abstract interrupt(): Promise<void>;
 
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.loop = this.run();
+    this.lease.start();
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.interrupt().catch(() => undefined);
-    await this.loop;
-    this.loop = null;
-    this.state = 'stopped';
+    await this.lease.stop();
     for (const w of this.waiters) {
       clearTimeout(w.timer);
       w.resolve(false);
@@ -91,8 +108,7 @@ export abstract class LeasedWorker {
   /** After the transaction that advanced committed. */
   protected advanced(position: bigint): void {
     this.position = position;
-    this.lastError = null;
-    if (this.state === 'failing') this.state = 'running';
+    this.lease.recovered();
     for (const w of this.waiters) {
       if (w.position <= position) {
         clearTimeout(w.timer);
@@ -106,78 +122,17 @@ export abstract class LeasedWorker {
   protected async takeLease(): Promise<bigint> {
     const from = await this.leases.acquire(this.leaseName);
     this.position = from;
-    this.startRenewing();
+    this.lease.startRenewing();
     return from;
   }
 
   protected async releaseLease(): Promise<void> {
-    this.stopRenewing();
+    this.lease.stopRenewing();
     await this.leases.release(this.leaseName).catch(() => undefined);
   }
 
-  private async run(): Promise<void> {
-    const first = this.options.retryDelayMs ?? 500;
-    let delay = first;
-    while (!this.stopping) {
-      try {
-        if (this.state !== 'failing') this.state = 'starting';
-        this.lostLease = false;
-        const from = await this.takeLease();
-        if (this.state !== 'failing') this.state = 'running';
-        await this.work(from);
-        if (!this.stopping) throw new LeaseLost(this.leaseName);
-      } catch (error) {
-        this.stopRenewing();
-        if (this.stopping) break;
-        if (error instanceof LeaseLost || this.lostLease) {
-          this.state = 'standby';
-          await this.sleep(LEASE_MS / 3);
-          continue;
-        }
-        this.state = 'failing';
-        this.lastError = error instanceof Error ? error.message : String(error);
-        this.options.logger.error({ job: this.leaseName, err: error }, `${this.leaseName} failed; retrying from its checkpoint`);
-        await this.sleep(delay);
-        delay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 5000);
-        continue;
-      }
-      delay = first;
-    }
-    this.stopRenewing();
-    await this.leases.release(this.leaseName).catch(() => undefined);
-  }
-
-  private startRenewing(): void {
-    this.stopRenewing();
-    this.renewTimer = setInterval(() => {
-      this.leases.renew(this.leaseName).then(
-        (held) => {
-          if (!held) {
-            this.lostLease = true;
-            void this.interrupt().catch(() => undefined);
-          }
-        },
-        () => undefined,
-      );
-    }, LEASE_MS / 3);
-    this.renewTimer.unref();
-  }
-
-  private stopRenewing(): void {
-    if (this.renewTimer) clearInterval(this.renewTimer);
-    this.renewTimer = null;
-  }
-
+  /** A pause in `work` that a stop cuts short. */
   protected sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done(): void {
-        clearTimeout(timer);
-        self.wake = null;
-        resolve();
-      }
-      this.wake = done;
-    });
+    return this.lease.sleep(ms);
   }
 }

@@ -7,7 +7,8 @@ import type { EventStore, RecordedEvent } from '../event-store/event-store.port'
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { currentContext, newId } from '../context/request-context';
 import { publishingOf } from '../outbox/outbox';
-import { CheckpointStore, LEASE_MS, LeaseLost } from './checkpoint.store';
+import { CheckpointStore, LeaseLost } from './checkpoint.store';
+import { LeaseLoop } from './lease-loop';
 import type { Projector } from './projector';
 
 export type ProjectorState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing' | 'rebuilding';
@@ -39,12 +40,9 @@ interface Running {
   projector: Projector;
   handles: Set<string>;
   status: ProjectorStatus;
-  stop: boolean;
   subscription: { close(): Promise<void> } | null;
-  loop: Promise<void> | null;
-  renewTimer: NodeJS.Timeout | null;
-  /** Cuts a back-off sleep short when the runner stops. */
-  wake: (() => void) | null;
+  /** The projector's lease and its loop (the platform's one lease loop). */
+  lease: LeaseLoop;
   /** The checkpoint as stored; `status.checkpoint` runs ahead of it over batches with nothing for this projector. */
   saved: bigint;
   /** Pending write of a checkpoint that moved over such batches only. */
@@ -90,19 +88,18 @@ export class ProjectionRunner {
     this.seedPageSize = options.seedPageSize ?? 500;
     for (const projector of projectors) {
       if (this.running.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
-      this.running.set(projector.name, {
+      const r: Running = {
         projector,
         handles: new Set(projector.handles),
         status: { name: projector.name, state: 'stopped', checkpoint: 0n, last_error: null, last_applied_at: null },
-        stop: false,
         subscription: null,
-        loop: null,
-        renewTimer: null,
-        wake: null,
+        lease: null as unknown as LeaseLoop,
         saved: 0n,
         saveTimer: null,
         queue: Promise.resolve(),
-      });
+      };
+      r.lease = this.leaseLoop(r);
+      this.running.set(projector.name, r);
     }
   }
 
@@ -112,26 +109,11 @@ export class ProjectionRunner {
 
   /** Starts every projector in the background. */
   start(): void {
-    for (const r of this.running.values()) {
-      if (r.loop) continue;
-      r.stop = false;
-      r.loop = this.run(r);
-    }
+    for (const r of this.running.values()) r.lease.start();
   }
 
   async stop(): Promise<void> {
-    const runs = [...this.running.values()];
-    for (const r of runs) {
-      r.stop = true;
-      r.wake?.();
-      if (r.renewTimer) clearInterval(r.renewTimer);
-      await r.subscription?.close();
-    }
-    await Promise.all(runs.map((r) => r.loop));
-    for (const r of runs) {
-      r.loop = null;
-      r.status.state = 'stopped';
-    }
+    await Promise.all([...this.running.values()].map((r) => r.lease.stop()));
     for (const w of this.waiters) {
       clearTimeout(w.timer);
       w.resolve(false);
@@ -231,41 +213,44 @@ export class ProjectionRunner {
     }
   }
 
-  private async run(r: Running): Promise<void> {
-    let delay = this.retryDelayMs;
-    while (!r.stop) {
-      try {
-        // A failing projector stays 'failing' until a batch applies again, so health checks see it.
-        if (r.status.state !== 'failing') r.status.state = 'starting';
-        // In turn with a checkpoint-only write still in flight, so it lands (or fails on the lease) before this.
-        const checkpoint = await this.exclusive(r, () => this.checkpoints.acquire(r.projector.name));
-        r.status.checkpoint = checkpoint;
-        r.saved = checkpoint;
-        this.startRenewing(r);
-        await this.syncOutbox(r, checkpoint);
-        if (r.status.state !== 'failing') r.status.state = 'running';
-        this.notify();
-        await this.consume(r, checkpoint);
-        delay = this.retryDelayMs;
-      } catch (error) {
-        if (r.renewTimer) clearInterval(r.renewTimer);
-        if (r.stop) break;
-        if (error instanceof LeaseLost) {
-          r.status.state = 'standby';
+  /**
+   * A projector on the lease loop: take the lease in turn with a checkpoint-only write still in flight (so it lands, or
+   * fails on the lease, first), seed the outbox, then consume from the checkpoint. A failing projector stays
+   * 'failing' until a batch applies again, so health checks see it.
+   */
+  private leaseLoop(r: Running): LeaseLoop {
+    const name = r.projector.name;
+    return new LeaseLoop(
+      {
+        leaseName: name,
+        acquire: async () => {
+          const checkpoint = await this.exclusive(r, () => this.checkpoints.acquire(name));
+          r.status.checkpoint = checkpoint;
+          r.saved = checkpoint;
+          return checkpoint;
+        },
+        prepare: async (checkpoint) => {
+          await this.syncOutbox(r, checkpoint);
           this.notify();
-          await sleep(LEASE_MS / 3, r);
-          continue;
-        }
-        r.status.state = 'failing';
-        r.status.last_error = error instanceof Error ? error.message : String(error);
-        this.logger.error({ projection: r.projector.name, err: error }, 'projection batch failed; retrying from its checkpoint');
-        await sleep(delay, r);
-        delay = Math.min(delay * 2, 30_000);
-      }
-    }
-    if (r.renewTimer) clearInterval(r.renewTimer);
-    await this.saveIdleCheckpoint(r).catch(() => undefined);
-    await this.checkpoints.release(r.projector.name).catch(() => undefined);
+        },
+        work: (checkpoint) => this.consume(r, checkpoint),
+        interrupt: async () => {
+          await r.subscription?.close();
+        },
+        renew: () => this.checkpoints.renew(name),
+        release: () => this.checkpoints.release(name),
+        finish: () => this.saveIdleCheckpoint(r),
+        stateChanged: (state) => {
+          r.status.state = state;
+          if (state === 'running' || state === 'standby') this.notify();
+        },
+        failed: (error) => {
+          r.status.last_error = error instanceof Error ? error.message : String(error);
+          this.logger.error({ projection: name, err: error }, 'projection batch failed; retrying from its checkpoint');
+        },
+      },
+      { retryDelayMs: this.retryDelayMs, maxRetryDelayMs: 30_000 },
+    );
   }
 
   /**
@@ -280,7 +265,7 @@ export class ProjectionRunner {
     let seeded = 0;
     try {
       for (;;) {
-        if (r.stop) return;
+        if (r.lease.isStopping) return;
         const step = await this.exclusive(r, () =>
           this.db.transaction(async (tx) => {
             await this.checkpoints.advance(tx, r.projector.name, checkpoint);
@@ -300,34 +285,21 @@ export class ProjectionRunner {
     }
   }
 
-  private startRenewing(r: Running): void {
-    if (r.renewTimer) clearInterval(r.renewTimer);
-    r.renewTimer = setInterval(() => {
-      this.checkpoints.renew(r.projector.name).then(
-        (held) => {
-          if (!held) void r.subscription?.close();
-        },
-        () => undefined,
-      );
-    }, LEASE_MS / 3);
-    r.renewTimer.unref();
-  }
-
   private async consume(r: Running, from: bigint): Promise<void> {
     const subscription = this.store.subscribeToAll({ after: from });
     r.subscription = subscription;
     try {
       // A stop that came while the lease was taken (or the outbox seeded) found no subscription to close.
-      if (r.stop) return;
+      if (r.lease.isStopping) return;
       for await (const batch of subscription.batches(this.batchSize)) {
-        if (r.stop) break;
+        if (r.lease.isStopping) break;
         await this.applyBatch(r, batch);
       }
     } finally {
       r.subscription = null;
       await subscription.close();
     }
-    if (!r.stop) throw new LeaseLost(r.projector.name);
+    if (!r.lease.isStopping) throw new LeaseLost(r.projector.name);
   }
 
   private async applyBatch(r: Running, batch: RecordedEvent[]): Promise<void> {
@@ -348,7 +320,7 @@ export class ProjectionRunner {
     r.status.checkpoint = last;
     r.status.last_error = null;
     r.status.last_applied_at = batch[batch.length - 1].occurred_at;
-    if (r.status.state === 'failing') r.status.state = 'running';
+    r.lease.recovered();
     this.notify();
   }
 
@@ -368,7 +340,7 @@ export class ProjectionRunner {
       // A lost lease shows at the next batch; any other failure is tried again, or the stored checkpoint would stay
       // behind for as long as the log is quiet (other nodes wait on it).
       this.saveIdleCheckpoint(r).catch((error: unknown) => {
-        if (!(error instanceof LeaseLost) && !r.stop) this.saveIdleCheckpointSoon(r);
+        if (!(error instanceof LeaseLost) && !r.lease.isStopping) this.saveIdleCheckpointSoon(r);
       });
     }, IDLE_CHECKPOINT_MS);
     r.saveTimer.unref();
@@ -393,10 +365,10 @@ export class ProjectionRunner {
   async rebuild(name: string, onProgress?: (position: bigint, head: bigint) => void): Promise<{ events: number; head: bigint }> {
     const r = this.running.get(name);
     if (!r) throw new Error(`unknown projection ${name}; known: ${this.names.join(', ')}`);
-    if (r.loop) throw new Error(`projection ${name} is running in this process; stop it first`);
+    if (r.lease.state !== 'stopped') throw new Error(`projection ${name} is running in this process; stop it first`);
     r.status.state = 'rebuilding';
     await this.checkpoints.acquire(name);
-    this.startRenewing(r);
+    r.lease.startRenewing();
     try {
       await this.db.transaction(async (tx) => {
         await r.projector.reset(tx);
@@ -420,22 +392,9 @@ export class ProjectionRunner {
       await this.saveIdleCheckpoint(r);
       return { events, head };
     } finally {
-      if (r.renewTimer) clearInterval(r.renewTimer);
+      r.lease.stopRenewing();
       r.status.state = 'stopped';
       await this.checkpoints.release(name);
     }
   }
-}
-
-
-function sleep(ms: number, r: Running): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      r.wake = null;
-      resolve();
-    }
-    r.wake = done;
-  });
 }

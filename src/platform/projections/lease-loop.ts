@@ -1,0 +1,173 @@
+/**
+ * The one lease loop of the platform's single-writer jobs (each projector, each market's matching engine, the Kafka
+ * publisher and relay): take the job's lease in projection_checkpoints, renew it every LEASE_MS/3 while working, stand
+ * by while another live process holds it, back off and start again from the stored position after a failure, and
+ * release it when stopped. The job says how to take the lease, what to do with it and how to cut its work short; the
+ * loop owns the state every health check and metric reports.
+ */
+import { LEASE_MS, LeaseLost } from './checkpoint.store';
+
+export type LeaseState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing';
+
+export interface LeaseJob {
+  readonly leaseName: string;
+  /** Takes the lease (LeaseLost when a live process holds it); resolves with where the job resumes. */
+  acquire(): Promise<bigint>;
+  /** With the lease, before the job counts as running (e.g. rebuilding its in-memory state). */
+  prepare?(from: bigint): Promise<void>;
+  /** Works until the loop stops (returns) or the lease is lost (throws LeaseLost, or returns after `interrupt`). */
+  work(from: bigint): Promise<void>;
+  /** Cuts short whatever `work` waits on: called on stop and when a renewal finds another owner. */
+  interrupt(): Promise<void>;
+  /** Failures that mean another process owns the job after all (besides LeaseLost): stand by, do not back off. */
+  standsBy?(error: unknown): boolean;
+  /** Renews the lease: false when another process owns it now. */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+  /** After the loop has ended, before the lease is released (e.g. storing a checkpoint held in memory). */
+  finish?(): Promise<void>;
+  /** The state changed (waiters, status fields). */
+  stateChanged?(state: LeaseState): void;
+  /** A failure that is not a lost lease, before the back-off: log it. */
+  failed?(error: unknown): void;
+  /** Any failure or loss, before standing by or backing off: drop state that may be ahead of the store. */
+  reset?(): void;
+}
+
+export interface LeaseLoopOptions {
+  /** First delay after a failure; doubles up to maxRetryDelayMs. */
+  retryDelayMs: number;
+  maxRetryDelayMs: number;
+  /** A failing job stays 'failing' until it calls `recovered` (default), or counts as running once prepared again. */
+  failingUntilRecovered?: boolean;
+}
+
+export class LeaseLoop {
+  private current: LeaseState = 'stopped';
+  lastError: string | null = null;
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private wake: (() => void) | null = null;
+  /** Set when a renewal found another owner: what `work` then fails with (or returns) is the lease's loss. */
+  private lost = false;
+  /** The next back-off after a failure. */
+  private delay: number;
+
+  constructor(
+    private readonly job: LeaseJob,
+    private readonly options: LeaseLoopOptions,
+  ) {
+    this.delay = options.retryDelayMs;
+  }
+
+  get state(): LeaseState {
+    return this.current;
+  }
+
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    this.stopRenewing();
+    await this.job.interrupt().catch(() => undefined);
+    await this.loop;
+    this.loop = null;
+    this.set('stopped');
+  }
+
+  /** The job works again after a failure (a batch applied, a send acknowledged). */
+  recovered(): void {
+    this.lastError = null;
+    this.delay = this.options.retryDelayMs;
+    if (this.current === 'failing') this.set('running');
+  }
+
+  /** Renews the lease every LEASE_MS/3 until stopRenewing: for one-off runs under the lease (rebuild, replay) too. */
+  startRenewing(): void {
+    this.stopRenewing();
+    this.renewTimer = setInterval(() => {
+      this.job.renew().then(
+        (held) => {
+          if (!held) {
+            this.lost = true;
+            void this.job.interrupt().catch(() => undefined);
+          }
+        },
+        () => undefined,
+      );
+    }, LEASE_MS / 3);
+    this.renewTimer.unref();
+  }
+
+  stopRenewing(): void {
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  private set(state: LeaseState): void {
+    if (this.current === state) return;
+    this.current = state;
+    this.job.stateChanged?.(state);
+  }
+
+  private async run(): Promise<void> {
+    const { retryDelayMs, maxRetryDelayMs, failingUntilRecovered = true } = this.options;
+    while (!this.stopping) {
+      try {
+        if (this.current !== 'failing') this.set('starting');
+        this.lost = false;
+        const from = await this.job.acquire();
+        this.startRenewing();
+        await this.job.prepare?.(from);
+        // A stop during the two awaits above found nothing to interrupt yet: do not start working.
+        if (this.stopping) break;
+        if (this.current !== 'failing' || !failingUntilRecovered) this.set('running');
+        // Prepared is recovered for such a job (an engine rebuilt from its stream); others say when they recover.
+        if (!failingUntilRecovered) this.delay = retryDelayMs;
+        await this.job.work(from);
+        if (!this.stopping) throw new LeaseLost(this.job.leaseName);
+      } catch (error) {
+        this.stopRenewing();
+        this.job.reset?.();
+        if (this.stopping) break;
+        if (error instanceof LeaseLost || this.lost || this.job.standsBy?.(error)) {
+          this.set('standby');
+          await this.sleep(LEASE_MS / 3);
+          continue;
+        }
+        this.lastError = error instanceof Error ? error.message : String(error);
+        this.set('failing');
+        this.job.failed?.(error);
+        await this.sleep(this.delay);
+        this.delay = Math.min(this.delay * 2, maxRetryDelayMs);
+      }
+    }
+    this.stopRenewing();
+    await this.job.finish?.().catch(() => undefined);
+    await this.job.release().catch(() => undefined);
+  }
+
+  /** A pause a stop cuts short: the loop's stand-by and back-off, and a job's own waits inside `work` (a poll). */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
