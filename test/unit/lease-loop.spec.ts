@@ -63,9 +63,43 @@ describe('LeaseLoop', () => {
     const loop = new LeaseLoop(j, { retryDelayMs: 5, maxRetryDelayMs: 20 });
     loop.start();
     await until(async () => loop.state, (st) => st === 'standby');
-    await loop.stop(); // the stand-by wait is 10 s: the test's own timeout catches a stop that waits it out
+    await loop.stop(); // the stand-by wait is 10 s: this test's 5 s timeout catches a stop that waits it out
     expect(j.calls).toEqual(['interrupt', 'finish', 'release']);
-  });
+  }, 5_000);
+
+  it('doubles the back-off up to its maximum, and starts again from the first delay once the job recovers', async () => {
+    const j = job();
+    j.work = async () => {
+      throw new Error('boom');
+    };
+    const loop = new LeaseLoop(j, { retryDelayMs: 5, maxRetryDelayMs: 20 });
+    const sleeps: number[] = [];
+    const sleep = loop.sleep.bind(loop);
+    loop.sleep = (ms: number) => {
+      sleeps.push(ms);
+      return sleep(ms);
+    };
+    loop.start();
+    await until(async () => sleeps.length, (n) => n >= 4);
+    expect(sleeps.slice(0, 4)).toEqual([5, 10, 20, 20]);
+    const before = sleeps.length;
+    loop.recovered(); // e.g. a batch applied between two failures
+    await until(async () => sleeps.length, (n) => n > before);
+    expect(sleeps[before]).toBe(5);
+    await loop.stop();
+  }, 5_000);
+
+  it('a stop cuts short a pause the job takes inside its work (a poll)', async () => {
+    const j = job();
+    const loop = new LeaseLoop(j, { retryDelayMs: 5, maxRetryDelayMs: 20 });
+    j.work = async () => {
+      while (!loop.isStopping) await loop.sleep(60_000);
+    };
+    loop.start();
+    await until(async () => loop.state, (st) => st === 'running');
+    await loop.stop();
+    expect(loop.state).toBe('stopped');
+  }, 5_000);
 
   it('backs off from a failure and stays failing until the job says it recovered', async () => {
     let attempts = 0;

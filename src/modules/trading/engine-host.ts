@@ -157,6 +157,7 @@ class MarketWorker {
         if (this.lease.isStopping) break;
         await this.decideBatch(engine, batch);
         this.progress(batch[batch.length - 1].position);
+        this.lease.recovered();
       }
     } finally {
       this.subscription = null;

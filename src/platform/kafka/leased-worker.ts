@@ -60,6 +60,11 @@ export abstract class LeasedWorker {
     return this.lease.lastError;
   }
 
+  /** A renewal found another process owns the lease now: `work` loops end at it. */
+  protected get leaseLost(): boolean {
+    return this.lease.leaseLost;
+  }
+
   /** Set once stop was asked: `work` loops end at it. */
   protected get stopping(): boolean {
     return this.lease.isStopping;

@@ -52,7 +52,8 @@ export class OutboxRelay extends LeasedWorker {
     try {
       await producer.connect();
       let published = from;
-      while (!this.stopping) {
+      // An idle relay uses no producer, so a lost lease would otherwise go unnoticed until the next row.
+      while (!this.stopping && !this.leaseLost) {
         let sent = 0;
         for (const outbox of this.outboxes) {
           if (this.stopping) break;

@@ -38,7 +38,10 @@ export interface LeaseLoopOptions {
   /** First delay after a failure; doubles up to maxRetryDelayMs. */
   retryDelayMs: number;
   maxRetryDelayMs: number;
-  /** A failing job stays 'failing' until it calls `recovered` (default), or counts as running once prepared again. */
+  /**
+   * A failing job stays 'failing' until it calls `recovered` (default), or counts as running once prepared again. The
+   * back-off resets only on `recovered` either way, so a job that fails on the same input does not retry at full speed.
+   */
   failingUntilRecovered?: boolean;
 }
 
@@ -69,23 +72,30 @@ export class LeaseLoop {
     return this.stopping;
   }
 
+  /** A renewal found another owner since the lease was taken: a job idle in `work` (a poll) should end. */
+  get leaseLost(): boolean {
+    return this.lost;
+  }
+
   start(): void {
     if (this.loop) return;
     this.stopping = false;
+    this.delay = this.options.retryDelayMs;
     this.loop = this.run();
   }
 
+  /** Ends the loop; the lease is renewed until the job has wound down, then released. */
   async stop(): Promise<void> {
+    const loop = this.loop;
     this.stopping = true;
     this.wake?.();
-    this.stopRenewing();
     await this.job.interrupt().catch(() => undefined);
-    await this.loop;
-    this.loop = null;
+    await loop;
+    if (this.loop === loop) this.loop = null;
     this.set('stopped');
   }
 
-  /** The job works again after a failure (a batch applied, a send acknowledged). */
+  /** The job made progress (a batch applied, a send acknowledged, an input decided): no longer failing, back-off reset. */
   recovered(): void {
     this.lastError = null;
     this.delay = this.options.retryDelayMs;
@@ -121,7 +131,7 @@ export class LeaseLoop {
   }
 
   private async run(): Promise<void> {
-    const { retryDelayMs, maxRetryDelayMs, failingUntilRecovered = true } = this.options;
+    const { maxRetryDelayMs, failingUntilRecovered = true } = this.options;
     while (!this.stopping) {
       try {
         if (this.current !== 'failing') this.set('starting');
@@ -129,11 +139,10 @@ export class LeaseLoop {
         const from = await this.job.acquire();
         this.startRenewing();
         await this.job.prepare?.(from);
-        // A stop during the two awaits above found nothing to interrupt yet: do not start working.
+        // A stop or a lost renewal during the awaits above found nothing to interrupt yet: do not start working.
         if (this.stopping) break;
+        if (this.lost) throw new LeaseLost(this.job.leaseName);
         if (this.current !== 'failing' || !failingUntilRecovered) this.set('running');
-        // Prepared is recovered for such a job (an engine rebuilt from its stream); others say when they recover.
-        if (!failingUntilRecovered) this.delay = retryDelayMs;
         await this.job.work(from);
         if (!this.stopping) throw new LeaseLost(this.job.leaseName);
       } catch (error) {
@@ -148,8 +157,9 @@ export class LeaseLoop {
         this.lastError = error instanceof Error ? error.message : String(error);
         this.set('failing');
         this.job.failed?.(error);
-        await this.sleep(this.delay);
-        this.delay = Math.min(this.delay * 2, maxRetryDelayMs);
+        const wait = this.delay;
+        this.delay = Math.min(wait * 2, maxRetryDelayMs); // before the pause, so a recovery during it is kept
+        await this.sleep(wait);
       }
     }
     this.stopRenewing();
@@ -159,12 +169,13 @@ export class LeaseLoop {
 
   /** A pause a stop cuts short: the loop's stand-by and back-off, and a job's own waits inside `work` (a poll). */
   sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const self = this;
       function done(): void {
         clearTimeout(timer);
-        self.wake = null;
+        if (self.wake === done) self.wake = null;
         resolve();
       }
       this.wake = done;
