@@ -227,7 +227,9 @@ export function acceptedOrderRow(p: Partial<OrderPlacement> & Pick<OrderPlacemen
 
 const ROW_COLUMNS = Object.keys(acceptedOrderRow({ order_uuid: '', order_size: '' }, '', 0n)) as Array<keyof OrderRow>;
 const INSERT_ORDER = `INSERT INTO mtf_orders (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
-const SELECT_PUBLISHED = `SELECT ${[...ORDER_WIRE_COLUMNS, 'profile_uuid', 'tenant_uuid'].join(', ')} FROM mtf_orders WHERE order_uuid = ?`;
+/** What a published order row carries: the Order record's columns and the owner (headers). */
+const PUBLISHED_COLUMNS = [...ORDER_WIRE_COLUMNS, 'profile_uuid', 'tenant_uuid'].join(', ');
+const SELECT_PUBLISHED = `SELECT ${PUBLISHED_COLUMNS} FROM mtf_orders WHERE order_uuid = ?`;
 
 /**
  * Accepted orders (order streams) and what the market's engine decided about them (engine streams). With Kafka on,
@@ -241,7 +243,7 @@ export class TradingOrdersProjector implements Projector, PublishingProjector {
   readonly published: PublishedTable<OrderWireRow & { profile_uuid: string; tenant_uuid: string }> = {
     table: 'mtf_orders',
     key: 'order_uuid',
-    columns: [...ORDER_WIRE_COLUMNS, 'profile_uuid', 'tenant_uuid'].join(', '),
+    columns: PUBLISHED_COLUMNS,
     change: (row) => ({ key: row.order_uuid, value: orderWire(row), headers: { profile_uuid: row.profile_uuid, tenant_uuid: row.tenant_uuid } }),
   };
 

@@ -55,7 +55,7 @@ class MarketWorker {
     readonly market: { market_uuid: string; market_id: number },
     private readonly host: MatchingEngineHost,
   ) {
-    const leaseName = `engine:${market.market_uuid}`;
+    const leaseName = this.leaseName;
     this.lease = new LeaseLoop(
       {
         leaseName,
@@ -151,8 +151,6 @@ class MarketWorker {
     const subscription = this.host.store.subscribeToAll({ after: engine.lastInputPosition });
     this.subscription = subscription;
     try {
-      // A stop that came while the engine was restored found no subscription to close.
-      if (this.lease.isStopping) return;
       for await (const batch of subscription.batches(this.host.batchSize)) {
         if (this.lease.isStopping) break;
         await this.decideBatch(engine, batch);

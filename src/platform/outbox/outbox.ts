@@ -76,7 +76,7 @@ export class ProjectionOutbox {
       rows_seeded: string | number;
     }>;
     if (!this.enabled) {
-      if (seed) await tx.query(sql('DELETE FROM outbox_seeds WHERE read_model = ?'), [this.readModel]);
+      if (seed) await this.forget(tx);
       return { done: true, rows: 0 };
     }
     if (seed?.state === 'kept') return { done: true, rows: 0 };
@@ -100,7 +100,7 @@ export class ProjectionOutbox {
     return { done, rows: rows.length };
   }
 
-  /** After a rebuild (rows recreated from zero, perhaps by changed code): the topic must be seeded again. */
+  /** The outbox is not kept (a process without Kafka, a rebuild that may have changed rows): seed the topic again. */
   async forget(tx: EntityManager): Promise<void> {
     await tx.query(portableSql(tx, 'DELETE FROM outbox_seeds WHERE read_model = ?'), [this.readModel]);
   }

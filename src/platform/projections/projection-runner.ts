@@ -289,8 +289,6 @@ export class ProjectionRunner {
     const subscription = this.store.subscribeToAll({ after: from });
     r.subscription = subscription;
     try {
-      // A stop that came while the lease was taken (or the outbox seeded) found no subscription to close.
-      if (r.lease.isStopping) return;
       for await (const batch of subscription.batches(this.batchSize)) {
         if (r.lease.isStopping) break;
         await this.applyBatch(r, batch);
