@@ -41,6 +41,7 @@ import {
   ListTenantAuthoritiesHandler,
   ListWorkspacesHandler,
 } from './queries/identity.queries';
+import { IsTenantMemberHandler } from './queries/tenant-membership';
 
 // Global: every module's guards reach the PrincipalResolver and StepUpVerifier it exports.
 @Global()
@@ -78,6 +79,7 @@ import {
     ListTenantAuthoritiesHandler,
     ListDueClosuresHandler,
     GetWorkspaceMembershipHandler,
+    IsTenantMemberHandler,
   ],
   exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER],
 })
