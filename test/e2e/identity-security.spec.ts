@@ -657,15 +657,16 @@ describe('identity security (e2e)', () => {
   describe('tenants and authorities', () => {
     it('makes the creator OWNER and lets only OWNER and TENANT_ADMIN assign authorities', async () => {
       const owner = await c.newAccount('owner');
-      const admin = await c.newAccount('tadmin');
-      const moderator = await c.newAccount('tmod');
       const outsider = await c.newAccount('outsider');
-      const member = await c.newAccount('member');
 
       const created = await c.post('/api/v1/tenants', { name: 'Acme Holdings' }, owner.token, owner.ip);
       expect(created.statusCode).toBe(201);
       expect(created.json()).toMatchObject({ tenant_uuid: expect.stringMatching(HEX32), name: 'Acme Holdings', role_code: 'OWNER' });
       const tenant: string = created.json().tenant_uuid;
+      // Authority goes to the tenant's members: accounts registered into it.
+      const admin = await c.newAccount('tadmin', { tenant_uuid: tenant });
+      const moderator = await c.newAccount('tmod', { tenant_uuid: tenant });
+      const member = await c.newAccount('member', { tenant_uuid: tenant });
       const url = `/api/v1/tenants/${tenant}/authorities`;
 
       const list0 = await c.get(url, owner.token, owner.ip);
@@ -747,6 +748,34 @@ describe('identity security (e2e)', () => {
       const { token } = await c.lastToken(email, 'ACCOUNT_ACTIVATION');
       const act = await c.post('/api/v1/identity/activations', { token }, undefined, nextIp());
       expect(act.json()).toMatchObject({ registration_id: reg.json().registration_id, tenant_uuid: tenant, status: 'ACTIVE' });
+    });
+
+    it('gives authority only to members of the tenant: another tenant\'s profile and a missing one get the same 404', async () => {
+      const owner = await c.newAccount('owner2');
+      const tenant: string = (await c.post('/api/v1/tenants', { name: 'Borrowed Authority Ltd' }, owner.token, owner.ip)).json().tenant_uuid;
+      const elsewhere = await c.newAccount('elsewhere'); // an active account of the global tenant
+      const url = `/api/v1/tenants/${tenant}/authorities`;
+      const body = (profile_uuid: string) => ({ profile_uuid, role_code: 'TENANT_ADMIN', reason: 'Runs the support desk' });
+
+      const foreign = await c.post(url, body(elsewhere.profile_uuid), owner.token, owner.ip);
+      const missing = await c.post(url, body('f'.repeat(32)), owner.token, owner.ip);
+      expect(foreign.statusCode).toBe(404);
+      expect(missing.statusCode).toBe(404);
+      const withoutRequestId = (r: typeof foreign) => {
+        const b = r.json();
+        expect(b.error.request_id).toEqual(expect.any(String));
+        delete b.error.request_id;
+        return JSON.stringify(b);
+      };
+      // Byte for byte the same apart from the request id: no existence oracle.
+      expect(withoutRequestId(foreign)).toBe(withoutRequestId(missing));
+      expect(foreign.headers['content-length']).toBe(missing.headers['content-length']);
+      const list = (await c.get(url, owner.token, owner.ip)).json().items.map((i: { profile_uuid: string }) => i.profile_uuid);
+      expect(list).toEqual([owner.profile_uuid]);
+
+      // The same profile, once registered into the tenant, is a member and can be given authority.
+      const insider = await c.newAccount('insider', { tenant_uuid: tenant });
+      expect((await c.post(url, body(insider.profile_uuid), owner.token, owner.ip)).statusCode).toBe(201);
     });
 
     it('validates the tenant body', async () => {

@@ -286,9 +286,12 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       expect(await mailbox(email)).toHaveLength(0);
     });
 
-    it('answers 404 for an unknown tenant_uuid and delivers nothing', async () => {
-      const body = registration({ tenant_uuid: hex32() });
-      expectEnvelope(await register(body), 404, 'NOT_FOUND');
+    it('answers an unknown tenant_uuid like a registration (no tenant oracle) and delivers nothing', async () => {
+      const tenant_uuid = hex32();
+      const body = registration({ tenant_uuid });
+      const r = await register(body);
+      expect(r.statusCode).toBe(201);
+      expect(r.json()).toMatchObject({ tenant_uuid, status: 'PENDING_ACTIVATION' });
       expect(await mailbox(body.email as string)).toHaveLength(0);
     });
 

@@ -91,6 +91,32 @@ describe('account: closure', () => {
   });
 });
 
+describe('account: tenant creation', () => {
+  const active = [registered, issued, activated];
+  const claim = (tenant_uuid: string, over: Partial<{ policy: 'self-service' | 'admin-only'; limit: number; is_platform_admin: boolean }> = {}) =>
+    ({ kind: 'ClaimTenantCreation', tenant_uuid, policy: 'self-service', limit: 2, is_platform_admin: false, ...over }) as const;
+  const claimed = (tenant_uuid: string): AccountEvent => ({ type: 'TenantCreationClaimed', data: { tenant_uuid } });
+
+  it('given fewer tenants than the limit, when the account creates one, then it is claimed', () => {
+    expect(given([...active, claimed('t1')]).when(claim('t2'))()).toEqual([claimed('t2')]);
+  });
+
+  it('given the limit reached, when the account creates another, then RULE_VIOLATION (a platform admin is not limited)', () => {
+    expect(given([...active, claimed('t1'), claimed('t2')]).when(claim('t3'))).toThrow(expect.objectContaining({ code: 'RULE_VIOLATION' }));
+    expect(given([...active, claimed('t1'), claimed('t2')]).when(claim('t3', { is_platform_admin: true }))()).toEqual([claimed('t3')]);
+    expect(given(active).when(claim('t1', { limit: 0 }))).toThrow(expect.objectContaining({ code: 'RULE_VIOLATION' }));
+  });
+
+  it('given TENANT_CREATION=admin-only, when an ordinary account creates a tenant, then FORBIDDEN; a platform admin may', () => {
+    expect(given(active).when(claim('t1', { policy: 'admin-only' }))).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(given(active).when(claim('t1', { policy: 'admin-only', is_platform_admin: true }))()).toEqual([claimed('t1')]);
+  });
+
+  it('given an account that is not active, when it creates a tenant, then STATE_CONFLICT', () => {
+    expect(given([registered, issued]).when(claim('t1'))).toThrow(StateConflict);
+  });
+});
+
 describe('one-use tokens', () => {
   const issuedToken: OneUseTokenEvent = { type: 'OneUseTokenIssued', data: { kind: 'STEP_UP', purpose: 'AUTHENTICATOR_DISABLE', profile_uuid: 'p1', session_id: 's1', expires_at: '2026-11-22T10:05:00.000Z' } };
   const consume = (events: OneUseTokenEvent[], expect: { kind: 'STEP_UP' | 'ACTIVATION'; purpose?: string; session_id?: string }, at = now) => () =>
@@ -109,8 +135,12 @@ describe('one-use tokens', () => {
 
 describe('tenants, sessions, email claims', () => {
   const created: TenantEvent = { type: 'TenantCreated', data: { tenant_uuid: 't1', name: 'T', owner_profile_uuid: 'owner' } };
-  const assign = (actor: string, events: TenantEvent[], role: 'TENANT_ADMIN' | 'TENANT_MODERATOR' = 'TENANT_ADMIN', profile = 'p2') => () =>
-    tenantDecider.decide({ kind: 'AssignTenantAuthority', tenant_uuid: 't1', actor_profile_uuid: actor, actor_is_platform_admin: false, profile_uuid: profile, role_code: role, reason: 'needs it' }, fold(tenantDecider, events), ctx);
+  const assign = (actor: string, events: TenantEvent[], role: 'TENANT_ADMIN' | 'TENANT_MODERATOR' = 'TENANT_ADMIN', profile = 'p2', target_is_member = true, actor_is_platform_admin = false) => () =>
+    tenantDecider.decide(
+      { kind: 'AssignTenantAuthority', tenant_uuid: 't1', actor_profile_uuid: actor, actor_is_platform_admin, profile_uuid: profile, target_is_member, role_code: role, reason: 'needs it' },
+      fold(tenantDecider, events),
+      ctx,
+    );
   it('lets the owner and tenant admins assign, refuses moderators, hides the tenant from outsiders', () => {
     expect(assign('owner', [created])()).toMatchObject([{ type: 'TenantAuthorityAssigned', data: { profile_uuid: 'p2', role_code: 'TENANT_ADMIN' } }]);
     const moderator: TenantEvent = { type: 'TenantAuthorityAssigned', data: { tenant_uuid: 't1', profile_uuid: 'mod', role_code: 'TENANT_MODERATOR', reason: 'r', assigned_by_profile_uuid: 'owner' } };
@@ -120,6 +150,27 @@ describe('tenants, sessions, email claims', () => {
     expect(assign('stranger', [created])).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
     expect(assign('owner', [created], 'TENANT_ADMIN', 'owner')).toThrow(RuleViolation);
   });
+  it('gives authority to members of the tenant only: a non-member is refused like a profile that does not exist', () => {
+    // Given a tenant, when its owner (or a platform admin) assigns authority to a profile that is not its member,
+    // then the answer is the one NOT_FOUND a missing profile gets, and nothing is appended.
+    const refusal = (fn: () => unknown): PlatformError => {
+      try {
+        fn();
+      } catch (error) {
+        return error as PlatformError;
+      }
+      throw new Error('expected a refusal');
+    };
+    const nonMember = refusal(assign('owner', [created], 'TENANT_ADMIN', 'p-of-another-tenant', false));
+    const admin = refusal(assign('platform-admin', [created], 'TENANT_ADMIN', 'p-of-another-tenant', false, true));
+    expect(nonMember).toMatchObject({ code: 'NOT_FOUND', details: [{ field: 'profile_uuid', issue: expect.any(String) }] });
+    expect({ message: admin.message, details: admin.details }).toEqual({ message: nonMember.message, details: nonMember.details });
+    expect(assign('owner', [created], 'TENANT_ADMIN', 'p-member', true)()).toHaveLength(1);
+    // The actor's own authority is answered first: a moderator learns nothing about who is a member.
+    const moderator: TenantEvent = { type: 'TenantAuthorityAssigned', data: { tenant_uuid: 't1', profile_uuid: 'mod', role_code: 'TENANT_MODERATOR', reason: 'r', assigned_by_profile_uuid: 'owner' } };
+    expect(assign('mod', [created, moderator], 'TENANT_ADMIN', 'p-of-another-tenant', false)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+
   it('starts a session once and revokes it once', () => {
     const started = { type: 'SessionStarted' as const, data: { session_id: 's1', profile_uuid: 'p1', tenant_uuid: 't', token_hash: 'h', authentication_method: 'PASSWORD', device, expires_at: '2026-11-23T00:00:00.000Z' } };
     const state = fold(sessionDecider, [started]);

@@ -111,6 +111,14 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1000) @Max(24 * 3600 * 1000)
   CLOSURE_SWEEP_INTERVAL_MS = 60_000;
 
+  /** Who may create tenants: any signed-in account (up to TENANT_CREATION_LIMIT each), or platform admins only. */
+  @IsIn(['self-service', 'admin-only'], { message: 'TENANT_CREATION must be self-service or admin-only' })
+  TENANT_CREATION: 'self-service' | 'admin-only' = 'self-service';
+
+  /** Tenants one account may create under self-service (platform admins are not limited). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  TENANT_CREATION_LIMIT = 5;
+
   /** log2 of scrypt's N; 17 is OWASP's recommendation (tests use less to stay fast). */
   @Transform(toInt) @IsInt() @Min(10) @Max(20)
   PASSWORD_HASH_COST = 17;
@@ -203,6 +211,8 @@ export interface PlatformConfig {
   sessionTtlSeconds: number;
   accountClosureGraceSeconds: number;
   closureSweepIntervalMs: number;
+  tenantCreation: 'self-service' | 'admin-only';
+  tenantCreationLimit: number;
   passwordHashCost: number;
   identitySecretKey?: string;
   platformSecretKey?: string;
@@ -269,6 +279,8 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     accountClosureGraceSeconds: env.ACCOUNT_CLOSURE_GRACE_SECONDS,
     closureSweepIntervalMs: env.CLOSURE_SWEEP_INTERVAL_MS,
+    tenantCreation: env.TENANT_CREATION,
+    tenantCreationLimit: env.TENANT_CREATION_LIMIT,
     passwordHashCost: env.PASSWORD_HASH_COST,
     identitySecretKey: env.IDENTITY_SECRET_KEY,
     platformSecretKey: env.PLATFORM_SECRET_KEY,

@@ -2,12 +2,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, QueryBus, type ICommandHandler } from '@nestjs/cqrs';
 import { GetWorkspaceMembership } from '../queries/identity.queries';
+import { IsTenantMember } from '../queries/tenant-membership';
 import type { Principal } from '../../../platform/auth/principal';
 import { CommandExecutor } from '../../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/platform-config';
 import { nextId } from '../../../platform/context/request-context';
 import { PlatformError } from '../../../platform/errors';
-import { ReadModelDatabase } from '../../../platform/read-model/read-model.datasource';
 import { accountDecider, type AccountState } from '../domain/account';
 import { tenantDecider, workspaceDecider } from '../domain/access';
 import { accountStream, tenantStream, workspaceStream } from '../domain/identity.constants';
@@ -127,10 +127,22 @@ export class CreateTenant {
 
 @CommandHandler(CreateTenant)
 export class CreateTenantHandler implements ICommandHandler<CreateTenant> {
-  constructor(private readonly commands: CommandExecutor) {}
+  constructor(
+    private readonly commands: CommandExecutor,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
 
   async execute({ principal, name }: CreateTenant): Promise<object> {
     const tenant_uuid = nextId();
+    // The creator's account counts its tenants under its own revision, so concurrent creations cannot both take the
+    // last slot (TENANT_CREATION_LIMIT), and TENANT_CREATION=admin-only refuses everyone but platform admins.
+    await this.commands.execute(accountStream(principal.profile_uuid), accountDecider, {
+      kind: 'ClaimTenantCreation',
+      tenant_uuid,
+      policy: this.config.tenantCreation,
+      limit: this.config.tenantCreationLimit,
+      is_platform_admin: principal.platform_role === 'ADMIN',
+    });
     await this.commands.execute(tenantStream(tenant_uuid), tenantDecider, { kind: 'CreateTenant', tenant_uuid, name, owner_profile_uuid: principal.profile_uuid });
     return { tenant_uuid, name, role_code: 'OWNER' };
   }
@@ -144,24 +156,20 @@ export class AssignTenantAuthority {
 export class AssignTenantAuthorityHandler implements ICommandHandler<AssignTenantAuthority> {
   constructor(
     private readonly commands: CommandExecutor,
-    private readonly db: ReadModelDatabase,
+    private readonly queries: QueryBus,
   ) {}
 
   async execute(c: AssignTenantAuthority): Promise<object> {
-    const tenant = await this.commands.load(tenantStream(c.tenant_uuid), tenantDecider);
-    const actorRole = tenant.state.roles[c.principal.profile_uuid];
-    const isAdmin = c.principal.platform_role === 'ADMIN';
-    if (!tenant.state.exists || (!actorRole && !isAdmin)) throw new PlatformError('NOT_FOUND', 'No such tenant.');
-    // Authority first, then the target: a member without authority learns nothing about which profiles exist.
-    if (!isAdmin && actorRole !== 'OWNER' && actorRole !== 'TENANT_ADMIN') throw new PlatformError('FORBIDDEN', 'Only the tenant owner or a tenant admin assigns authorities.');
-    const target = await this.db.reader.query(this.db.sql(`SELECT profile_uuid FROM identity_accounts WHERE profile_uuid = ? AND status = 'ACTIVE'`), [c.profile_uuid]);
-    if (target.length === 0) throw new PlatformError('NOT_FOUND', 'No such profile.', { details: [{ field: 'profile_uuid', issue: 'no active profile' }] });
+    // The lookup runs whoever asks; the decider answers the actor's authority first, so a member without authority
+    // learns nothing about which profiles belong to the tenant.
+    const target_is_member: boolean = await this.queries.execute(new IsTenantMember(c.tenant_uuid, c.profile_uuid));
     await this.commands.execute(tenantStream(c.tenant_uuid), tenantDecider, {
       kind: 'AssignTenantAuthority',
       tenant_uuid: c.tenant_uuid,
       actor_profile_uuid: c.principal.profile_uuid,
       actor_is_platform_admin: c.principal.platform_role === 'ADMIN',
       profile_uuid: c.profile_uuid,
+      target_is_member,
       role_code: c.role_code,
       reason: c.reason,
     });

@@ -66,10 +66,8 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
     const issues = passwordPolicyIssues(r.password, email);
     if (issues.length > 0) throw new ValidationFailed('The password does not meet the policy.', issues.map((issue) => ({ field: 'password', issue })));
     const tenant_uuid = r.tenant_uuid ?? GLOBAL_TENANT_UUID;
-    if (tenant_uuid !== GLOBAL_TENANT_UUID) {
-      const { state } = await this.commands.load(tenantStream(tenant_uuid), tenantDecider);
-      if (!state.exists) throw new PlatformError('NOT_FOUND', 'No such tenant.');
-    }
+    // Every registration pays for the password hash before anything about it is looked up: its cost dominates the
+    // answer's time, so an unknown tenant, a taken address and a new account take alike (no timing oracle).
     const password_hash = await this.crypto.passwords.hash(r.password);
     const expires_at = new Date(Date.now() + ACTIVATION_TTL_MS).toISOString();
     const fresh = { profile_uuid: nextId(), registration_id: nextId(), client_id: nextId() };
@@ -81,6 +79,13 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       activation_delivery: 'email',
       activation_expires_at: expires_at,
     };
+
+    // A tenant that does not exist answers the same receipt as a real registration and creates nothing: the
+    // registration form tells nobody which tenants exist. The attempt is noted like one on a taken address.
+    if (tenant_uuid !== GLOBAL_TENANT_UUID && !(await this.commands.load(tenantStream(tenant_uuid), tenantDecider)).state.exists) {
+      await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
+      return uniform;
+    }
 
     // The claim is the uniqueness check. A taken address answers the same receipt and delivers nothing, so
     // registration tells nobody which addresses have accounts.

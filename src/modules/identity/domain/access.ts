@@ -111,7 +111,24 @@ export interface TenantState {
 
 export type TenantCommand =
   | { kind: 'CreateTenant'; tenant_uuid: string; name: string; owner_profile_uuid: string }
-  | { kind: 'AssignTenantAuthority'; tenant_uuid: string; actor_profile_uuid: string; actor_is_platform_admin: boolean; profile_uuid: string; role_code: 'TENANT_ADMIN' | 'TENANT_MODERATOR'; reason: string };
+  | {
+      kind: 'AssignTenantAuthority';
+      tenant_uuid: string;
+      actor_profile_uuid: string;
+      actor_is_platform_admin: boolean;
+      profile_uuid: string;
+      /** Whether the profile belongs to the tenant (identity's IsTenantMember, looked up by the handler). */
+      target_is_member: boolean;
+      role_code: 'TENANT_ADMIN' | 'TENANT_MODERATOR';
+      reason: string;
+    };
+
+/**
+ * One answer for "not a member of this tenant" and "no such profile": the caller cannot tell an account of another
+ * tenant from one that does not exist (no existence oracle).
+ */
+export const noSuchTenantMember = (): PlatformError =>
+  new PlatformError('NOT_FOUND', 'No such member of this tenant.', { details: [{ field: 'profile_uuid', issue: 'no member of this tenant has this profile_uuid' }] });
 
 export const tenantDecider: Decider<TenantCommand, TenantState, TenantEvent> = {
   initialState: () => ({ exists: false, roles: {} }),
@@ -131,6 +148,8 @@ export const tenantDecider: Decider<TenantCommand, TenantState, TenantEvent> = {
       if (!actorRole) throw new PlatformError('NOT_FOUND', 'No such tenant.');
       throw new PlatformError('FORBIDDEN', 'Only the tenant owner or a tenant admin assigns authorities.');
     }
+    // Authority is given to the tenant's own members only; anyone else looks like a profile that does not exist.
+    if (!c.target_is_member) throw noSuchTenantMember();
     if (s.roles[c.profile_uuid] === 'OWNER') throw new RuleViolation('The owner keeps the OWNER role.', [{ field: 'profile_uuid', issue: 'is the tenant owner' }]);
     if (s.roles[c.profile_uuid] === c.role_code) return [];
     return [

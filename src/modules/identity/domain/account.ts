@@ -48,7 +48,8 @@ export type AccountEvent =
   | { type: 'ClosureRequested'; data: { request_uuid: string; reason_code: string; requested_at: string; scheduled_for: string } }
   | { type: 'ClosureCancelled'; data: { request_uuid: string; cancelled_at: string } }
   | { type: 'ClosureCompleted'; data: { request_uuid: string; completed_at: string } }
-  | { type: 'ActiveWorkspaceSelected'; data: { workspace_id: string | null } };
+  | { type: 'ActiveWorkspaceSelected'; data: { workspace_id: string | null } }
+  | { type: 'TenantCreationClaimed'; data: { tenant_uuid: string } };
 
 export interface ClosureState {
   request_uuid: string;
@@ -78,6 +79,8 @@ export interface AccountState {
   contact_change: { contact_type: ContactType; target: string; target_hint: string; token_hash: string; expires_at: string } | null;
   closure: ClosureState | null;
   active_workspace_id: string | null;
+  /** Tenants this account has created (claimed under its revision, so a limit holds under concurrency). */
+  tenants_created: number;
 }
 
 export type AccountCommand =
@@ -93,7 +96,11 @@ export type AccountCommand =
   | { kind: 'RequestClosure'; request_uuid: string; reason_code: string; grace_ms: number }
   | { kind: 'CancelClosure' }
   | { kind: 'CompleteClosure' }
-  | { kind: 'SelectActiveWorkspace'; workspace_id: string | null };
+  | { kind: 'SelectActiveWorkspace'; workspace_id: string | null }
+  | { kind: 'ClaimTenantCreation'; tenant_uuid: string; policy: TenantCreationPolicy; limit: number; is_platform_admin: boolean };
+
+/** Who may create tenants (TENANT_CREATION): any account up to a limit, or platform admins only. */
+export type TenantCreationPolicy = 'self-service' | 'admin-only';
 
 export const initialAccount = (): AccountState => ({
   status: 'NONE',
@@ -113,6 +120,7 @@ export const initialAccount = (): AccountState => ({
   contact_change: null,
   closure: null,
   active_workspace_id: null,
+  tenants_created: 0,
 });
 
 export function evolveAccount(s: AccountState, e: AccountEvent): AccountState {
@@ -160,6 +168,8 @@ export function evolveAccount(s: AccountState, e: AccountEvent): AccountState {
       return { ...s, status: 'CLOSED', closure: s.closure && { ...s.closure, status: 'COMPLETED', completed_at: e.data.completed_at } };
     case 'ActiveWorkspaceSelected':
       return { ...s, active_workspace_id: e.data.workspace_id };
+    case 'TenantCreationClaimed':
+      return { ...s, tenants_created: s.tenants_created + 1 };
   }
 }
 
@@ -271,6 +281,16 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
       case 'SelectActiveWorkspace':
         requireActive(s);
         return [{ type: 'ActiveWorkspaceSelected', data: { workspace_id: c.workspace_id } }];
+      case 'ClaimTenantCreation':
+        requireActive(s);
+        if (!c.is_platform_admin) {
+          if (c.policy === 'admin-only') throw new PlatformError('FORBIDDEN', 'Tenants are created by platform admins on this platform.');
+          if (s.tenants_created >= c.limit) {
+            // A business rule about the caller's account, not about the request's fields: 422 without field details.
+            throw new RuleViolation(`This account has created ${s.tenants_created} tenants, the most an account may create (${c.limit}).`, []);
+          }
+        }
+        return [{ type: 'TenantCreationClaimed', data: { tenant_uuid: c.tenant_uuid } }];
     }
   },
 };
