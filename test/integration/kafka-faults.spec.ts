@@ -155,7 +155,15 @@ describe('Kafka faults (real broker)', () => {
       try {
         // A send may have been checkpointed just before the lock was taken: its lines are still in the pipe. Only an
         // acknowledged send whose checkpoint line does not follow within a while is the one blocked on the lock.
-        const next = (ms: number) => Promise.race([first.lines.next(), new Promise<null>((resolve) => setTimeout(() => resolve(null), ms))]);
+        // The quiet timer is cleared once a line came: a pending 60 s timer kept jest's worker from exiting.
+        const next = async (ms: number) => {
+          let timer: NodeJS.Timeout | undefined;
+          try {
+            return await Promise.race([first.lines.next(), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)))]);
+          } finally {
+            clearTimeout(timer);
+          }
+        };
         let checkpointed = 0n;
         for (;;) {
           const item = await next(acknowledged > checkpointed ? 1500 : 60_000);

@@ -81,7 +81,8 @@ export function idempotentProducer(link: KafkaLink): Producer {
 /** Creates the platform's topics that do not exist yet (remembering the ones seen, so a send costs no admin call). */
 export class TopicManager {
   private readonly known = new Set<string>();
-  private admin: Admin | null = null;
+  private admin: Promise<Admin> | null = null;
+  private closed = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -108,17 +109,24 @@ export class TopicManager {
     this.known.clear();
   }
 
+  /** Disconnects the admin client, also one still connecting (it kept a socket open after a stop: a leaked handle). */
   async close(): Promise<void> {
+    this.closed = true;
     const admin = this.admin;
     this.admin = null;
-    await admin?.disconnect().catch(() => undefined);
+    await admin?.then((a) => a.disconnect()).catch(() => undefined);
   }
 
-  private async connected(): Promise<Admin> {
+  private connected(): Promise<Admin> {
+    if (this.closed) return Promise.reject(new Error('the Kafka topic manager is closed'));
     if (!this.admin) {
       const admin = this.kafka.admin();
-      await admin.connect();
-      this.admin = admin;
+      const connecting = admin.connect().then(() => admin);
+      // A failed connect is not kept: the next ensure() tries again.
+      connecting.catch(() => {
+        if (this.admin === connecting) this.admin = null;
+      });
+      this.admin = connecting;
     }
     return this.admin;
   }

@@ -1,5 +1,4 @@
-/** TOTP on otplib: RFC 6238 Appendix B SHA-1 vectors, ±1 step window, returned step, isolation from global options. */
-import { authenticator } from 'otplib';
+/** TOTP on otplib: RFC 6238 Appendix B SHA-1 vectors, ±1 step window, returned step, the otpauth URI. */
 import {
   isTotpSecret,
   matchTotp,
@@ -94,26 +93,25 @@ describe('TOTP', () => {
     expect(matchTotp(totpCode(secret, now), secret, now)).toBe(totpStep(now));
   });
 
-  it('builds an otpauth URI with the pinned parameters', () => {
-    const uri = otpauthUri(RFC_SECRET, 'alice@example.com', 'Hydra Platform');
-    expect(uri).toBe(
-      `otpauth://totp/Hydra%20Platform:alice%40example.com?secret=${RFC_SECRET}&period=30&digits=6&algorithm=SHA1&issuer=Hydra%20Platform`,
-    );
+  it('builds an otpauth URI that authenticator apps read as SHA-1, 6 digits, 30 s', () => {
+    const uri = new URL(otpauthUri(RFC_SECRET, 'alice@example.com', 'Hydra Platform'));
+    expect(uri.protocol).toBe('otpauth:');
+    expect(uri.host).toBe('totp');
+    expect(decodeURIComponent(uri.pathname)).toBe('/Hydra Platform:alice@example.com');
+    expect(uri.searchParams.get('secret')).toBe(RFC_SECRET);
+    expect(uri.searchParams.get('issuer')).toBe('Hydra Platform');
+    // Key URI format: absent parameters mean SHA1, 6 digits, 30 s; present ones must say exactly that.
+    expect(uri.searchParams.get('algorithm') ?? 'SHA1').toBe('SHA1');
+    expect(uri.searchParams.get('digits') ?? '6').toBe('6');
+    expect(uri.searchParams.get('period') ?? '30').toBe('30');
   });
 
-  it('is isolated from global otplib options and does not change them', () => {
-    const saved = authenticator.options;
-    try {
-      authenticator.options = { digits: 8, step: 60, window: 5 };
-      expect(totpCode(RFC_SECRET, s(59))).toBe('287082');
-      expect(matchTotp('287082', RFC_SECRET, s(59))).toBe(1);
-      expect(otpauthUri(RFC_SECRET, 'a', 'b')).toContain('&period=30&digits=6&');
-    } finally {
-      authenticator.resetOptions();
-      authenticator.options = saved;
-    }
-    totpCode(RFC_SECRET, s(59));
-    expect(authenticator.options.digits).toBe(saved.digits);
-    expect(authenticator.options.epoch).toBe(saved.epoch);
+  it('verifies codes of a secret stored before the otplib 13 upgrade (Base32 as RFC 4648, unpadded or padded)', () => {
+    // Secrets are 160 random bits as 32 Base32 characters, as otplib 12 made them: the RFC key decodes as before.
+    expect(matchTotp('287082', 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', s(59))).toBe(1);
+    // Padding is accepted and means the same key (128 bits: 26 characters and 6 '='); 970934 is HOTP(key, 1) by Python's hmac.
+    expect(totpCode('GEZDGNBVGY3TQOJQGEZDGNBVGY', s(59))).toBe('970934');
+    expect(totpCode('GEZDGNBVGY3TQOJQGEZDGNBVGY======', s(59))).toBe('970934');
+    expect(isTotpSecret('GEZDGNBVGY3TQOJQGEZDGNBVG')).toBe(false); // 25 characters: under 128 bits
   });
 });

@@ -1,39 +1,38 @@
 /**
- * TOTP (RFC 6238) on otplib 12: 6 digits, HMAC-SHA-1, 30-second steps, ±1 step of clock drift, Base32 secrets
- * (what authenticator apps expect). All work goes through a private clone of otplib's authenticator with every
- * relevant option pinned, so neither global otplib options set elsewhere affect us nor do we affect them.
+ * TOTP (RFC 6238) on otplib 13: 6 digits, HMAC-SHA-1, 30-second steps, ±1 step of clock drift, Base32 secrets
+ * (what authenticator apps expect). otplib 13's functional API takes every option per call (no global options to
+ * share or leak); a code of time step n is HOTP with counter n (RFC 6238 section 4), which is how codes are made here,
+ * so the step a code matched is known exactly.
  *
  * matchTotp returns the RFC 6238 time step (counter) the code belongs to; callers persist the last accepted step
- * and refuse any code whose step is not greater, which makes each code usable once.
+ * and refuse any code whose step is not greater, which makes each code usable once. Secrets are plain RFC 4648
+ * Base32, unchanged from otplib 12: every stored secret keeps working.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { authenticator } from 'otplib';
-import { HashAlgorithms, KeyEncodings } from 'otplib/core';
+import { generateSecret, generateSync, generateURI } from 'otplib';
 
 export const TOTP_DIGITS = 6;
 export const TOTP_STEP_SECONDS = 30;
 export const TOTP_WINDOW = 1;
 const SECRET_BYTES = 20; // 160 bits, the RFC 4226 recommended size for HMAC-SHA-1
-// otplib silently turns invalid Base32 (even '') into some key; refuse such secrets rather than accept guessable codes.
-// At least 16 Base32 characters = 80 bits, the RFC 4226 minimum.
-const BASE32_SECRET = /^[A-Z2-7]{16,}=*$/;
+// Refuse secrets that are not upper-case Base32 of at least 26 characters = 128 bits (otplib 13's guardrail; RFC 4226
+// asks for 128 and recommends 160, which every secret this platform made has) rather than let a library derive some
+// key from them.
+const BASE32_SECRET = /^[A-Z2-7]{26,}=*$/;
 
-const base = authenticator.clone({
-  algorithm: HashAlgorithms.SHA1,
-  encoding: KeyEncodings.HEX, // what the preset's Base32 decoder produces
-  digits: TOTP_DIGITS,
-  step: TOTP_STEP_SECONDS,
-  window: 0, // the window is walked explicitly in matchTotp to learn the step and compare in constant time
-});
+/** The code of one RFC 6238 time step: HOTP of the step as counter, SHA-1, six digits. */
+function codeOfStep(secret: string, step: number): string {
+  return generateSync({ strategy: 'hotp', secret, counter: step, algorithm: 'sha1', digits: TOTP_DIGITS });
+}
 
 /** New Base32 secret of 160 random bits (32 characters, no padding). */
 export function newTotpSecret(): string {
-  return base.generateSecret(SECRET_BYTES);
+  return generateSecret({ length: SECRET_BYTES });
 }
 
 /** otpauth:// URI for QR codes: otpauth://totp/<issuer>:<label>?secret=…&period=30&digits=6&algorithm=SHA1&issuer=… */
 export function otpauthUri(secret: string, label: string, issuer: string): string {
-  return base.keyuri(label, issuer, secret);
+  return generateURI({ strategy: 'totp', issuer, label, secret, algorithm: 'sha1', digits: TOTP_DIGITS, period: TOTP_STEP_SECONDS });
 }
 
 /** RFC 6238 time step (counter) of an instant. */
@@ -41,7 +40,7 @@ export function totpStep(atMs: number): number {
   return Math.floor(atMs / 1000 / TOTP_STEP_SECONDS);
 }
 
-/** Whether a secret is usable: unpadded-or-padded upper-case RFC 4648 Base32 of at least 80 bits. */
+/** Whether a secret is usable: unpadded-or-padded upper-case RFC 4648 Base32 of at least 128 bits. */
 export function isTotpSecret(secret: unknown): secret is string {
   return typeof secret === 'string' && BASE32_SECRET.test(secret);
 }
@@ -49,7 +48,7 @@ export function isTotpSecret(secret: unknown): secret is string {
 /** The code valid at atMs (epoch milliseconds); used by tests and tools. Throws on an unusable secret. */
 export function totpCode(secret: string, atMs: number): string {
   if (!isTotpSecret(secret)) throw new Error('TOTP secret must be Base32 of at least 80 bits');
-  return base.clone({ epoch: atMs }).generate(secret);
+  return codeOfStep(secret, totpStep(atMs));
 }
 
 /**
@@ -72,7 +71,7 @@ export function matchTotp(code: string, secret: string, atMs: number, afterStep?
     if (step < 0) continue;
     let expected: string;
     try {
-      expected = base.clone({ epoch: step * TOTP_STEP_SECONDS * 1000 }).generate(secret);
+      expected = codeOfStep(secret, step);
     } catch {
       return null;
     }
