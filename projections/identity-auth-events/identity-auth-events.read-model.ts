@@ -1,5 +1,5 @@
 /** Authentication history of each profile: logins, failures, authenticator changes, step-ups, revocations. */
-import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Table, TableColumn, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
@@ -12,6 +12,8 @@ export interface AuthEventRow {
   event_type: string;
   outcome: string;
   authentication_method: string;
+  /** What a STEP_UP_ISSUED entry authorises (its purpose); null for every other entry. */
+  purpose: string | null;
   device_name: string | null;
   device_platform: string | null;
   session_id: string | null;
@@ -47,6 +49,28 @@ export class IdentityAuthEvents1764000001200 implements MigrationInterface {
   }
 }
 
+/**
+ * A step-up's purpose gets its own column; it used to sit in authentication_method. Rows written before move it over
+ * and take the method every step-up of that time proved: the password (see STEP_UP_METHOD_BEFORE_RECORDED).
+ */
+export class IdentityAuthEventsPurpose1764000009600 implements MigrationInterface {
+  name = 'IdentityAuthEventsPurpose1764000009600';
+  async up(q: QueryRunner): Promise<void> {
+    await q.addColumn('identity_auth_events', new TableColumn({ name: 'purpose', type: 'varchar', length: '64', isNullable: true }));
+    await q.query(`UPDATE identity_auth_events SET purpose = authentication_method, authentication_method = '${STEP_UP_METHOD_BEFORE_RECORDED}' WHERE event_type = 'STEP_UP_ISSUED'`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`UPDATE identity_auth_events SET authentication_method = purpose WHERE event_type = 'STEP_UP_ISSUED'`);
+    await q.dropColumn('identity_auth_events', 'purpose');
+  }
+}
+
+/**
+ * Step-ups issued before the method was recorded on OneUseTokenIssued: each of them checked the password (and a TOTP
+ * code when one was enrolled, which the event did not say), so the history claims only what is certain.
+ */
+export const STEP_UP_METHOD_BEFORE_RECORDED = 'PASSWORD';
+
 type Row = Omit<AuthEventRow, 'event_id' | 'position' | 'occurred_at'>;
 
 /** The history entry an event makes, if any. */
@@ -56,21 +80,21 @@ function entryFor(event: RecordedEvent): Row | null {
   const profile = (d.profile_uuid as string | undefined) ?? event.stream.replace(/^identity-account-/, '');
   switch (event.type) {
     case 'SessionStarted':
-      return { profile_uuid: profile, event_type: 'LOGIN_SUCCEEDED', outcome: 'SUCCESS', authentication_method: String(d.authentication_method), device_name: device!.name, device_platform: device!.platform, session_id: String(d.session_id) };
+      return { profile_uuid: profile, event_type: 'LOGIN_SUCCEEDED', outcome: 'SUCCESS', authentication_method: String(d.authentication_method), purpose: null, device_name: device!.name, device_platform: device!.platform, session_id: String(d.session_id) };
     case 'LoginFailed':
-      return { profile_uuid: profile, event_type: 'LOGIN_FAILED', outcome: 'FAILURE', authentication_method: String(d.authentication_method), device_name: device!.name, device_platform: device!.platform, session_id: null };
+      return { profile_uuid: profile, event_type: 'LOGIN_FAILED', outcome: 'FAILURE', authentication_method: String(d.authentication_method), purpose: null, device_name: device!.name, device_platform: device!.platform, session_id: null };
     case 'AuthenticatorEnrolled':
-      return { profile_uuid: profile, event_type: 'TOTP_ENROLLED', outcome: 'SUCCESS', authentication_method: 'TOTP', device_name: null, device_platform: null, session_id: String(d.session_id) };
+      return { profile_uuid: profile, event_type: 'TOTP_ENROLLED', outcome: 'SUCCESS', authentication_method: 'TOTP', purpose: null, device_name: null, device_platform: null, session_id: String(d.session_id) };
     case 'AuthenticatorDisabled':
-      return { profile_uuid: profile, event_type: 'TOTP_DISABLED', outcome: 'SUCCESS', authentication_method: String(d.method), device_name: null, device_platform: null, session_id: String(d.session_id) };
+      return { profile_uuid: profile, event_type: 'TOTP_DISABLED', outcome: 'SUCCESS', authentication_method: String(d.method), purpose: null, device_name: null, device_platform: null, session_id: String(d.session_id) };
     case 'OneUseTokenIssued':
       return d.kind === 'STEP_UP'
-        ? { profile_uuid: profile, event_type: 'STEP_UP_ISSUED', outcome: 'SUCCESS', authentication_method: String(d.purpose), device_name: null, device_platform: null, session_id: d.session_id as string | null }
+        ? { profile_uuid: profile, event_type: 'STEP_UP_ISSUED', outcome: 'SUCCESS', authentication_method: String(d.authentication_method ?? STEP_UP_METHOD_BEFORE_RECORDED), purpose: String(d.purpose), device_name: null, device_platform: null, session_id: d.session_id as string | null }
         : null;
     case 'SessionRevoked':
-      return { profile_uuid: profile, event_type: 'SESSION_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), device_name: null, device_platform: null, session_id: String(d.session_id) };
+      return { profile_uuid: profile, event_type: 'SESSION_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), purpose: null, device_name: null, device_platform: null, session_id: String(d.session_id) };
     case 'SessionsRevoked':
-      return { profile_uuid: profile, event_type: 'SESSIONS_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), device_name: null, device_platform: null, session_id: null };
+      return { profile_uuid: profile, event_type: 'SESSIONS_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), purpose: null, device_name: null, device_platform: null, session_id: null };
     default:
       return null;
   }
@@ -86,10 +110,10 @@ export class IdentityAuthEventsProjector implements Projector {
     await tx.query(
       portableSql(
         tx,
-        `INSERT INTO identity_auth_events (event_id, position, profile_uuid, event_type, outcome, authentication_method, device_name, device_platform, session_id, occurred_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO identity_auth_events (event_id, position, profile_uuid, event_type, outcome, authentication_method, purpose, device_name, device_platform, session_id, occurred_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      [event.event_id, event.position.toString().padStart(20, '0'), row.profile_uuid, row.event_type, row.outcome, row.authentication_method, row.device_name, row.device_platform, row.session_id, event.occurred_at],
+      [event.event_id, event.position.toString().padStart(20, '0'), row.profile_uuid, row.event_type, row.outcome, row.authentication_method, row.purpose, row.device_name, row.device_platform, row.session_id, event.occurred_at],
     );
   }
 
@@ -101,6 +125,6 @@ export class IdentityAuthEventsProjector implements Projector {
 export const identityAuthEventsReadModel: ReadModelDefinition = {
   name: 'identity-auth-events',
   entities: [],
-  migrations: [IdentityAuthEvents1764000001200],
+  migrations: [IdentityAuthEvents1764000001200, IdentityAuthEventsPurpose1764000009600],
   projector: IdentityAuthEventsProjector,
 };

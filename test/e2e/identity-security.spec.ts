@@ -353,7 +353,13 @@ describe('identity security (e2e)', () => {
       expect(ok.json()).toEqual({ status: expect.any(String), sessions_revoked: true });
       expect((await c.get('/api/v1/identity/contact', a.token, a.ip)).statusCode).toBe(401);
       // Password only again.
-      await c.login(a.email, a.password, a.ip);
+      const again = await c.login(a.email, a.password, a.ip);
+      // The history records how each step-up was earned: password alone before enrollment, password and code after.
+      const stepUps = (await c.events({ ...a, ...again })).filter((e) => e.event_type === 'STEP_UP_ISSUED');
+      expect(stepUps.map((e) => [e.authentication_method, e.purpose])).toEqual([
+        ['PASSWORD_TOTP', 'AUTHENTICATOR_DISABLE'],
+        ['PASSWORD', 'ACCOUNT_CLOSURE'],
+      ]);
     });
   });
 
@@ -430,7 +436,10 @@ describe('identity security (e2e)', () => {
       const issued = history.filter((e) => e.event_type === 'STEP_UP_ISSUED');
       expect(issued.length).toBe(3);
       expect(issued.filter((e) => e.current_session === true).length).toBe(2);
-      expect(issued.map((e) => e.authentication_method)).toEqual(expect.arrayContaining(['ACCOUNT_CLOSURE', 'AUTHENTICATOR_DISABLE']));
+      // The method proved (password only: no authenticator here) and the purpose, each in its own field.
+      expect(issued.map((e) => e.authentication_method)).toEqual(['PASSWORD', 'PASSWORD', 'PASSWORD']);
+      expect(issued.map((e) => e.purpose).sort()).toEqual(['ACCOUNT_CLOSURE', 'ACCOUNT_CLOSURE', 'AUTHENTICATOR_DISABLE']);
+      expect(history.filter((e) => e.event_type !== 'STEP_UP_ISSUED').every((e) => e.purpose === null)).toBe(true);
     });
 
     it('refuses a wrong password with 403 STEP_UP_REQUIRED, and bad shapes with 400', async () => {

@@ -258,6 +258,12 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       ['a password of 129 characters', { password: `Aa1-${'x'.repeat(125)}` }, 'password'],
       ['a password with two character classes', { password: 'abcdefgh12345678' }, 'password'],
       ['a password with a control character', { password: 'Abcdefgh123\u0007x' }, 'password'],
+      ['a password with a zero-width space (Cf)', { password: 'Abcdefgh\u200b123x' }, 'password'],
+      ['a password with a line separator (Zl)', { password: 'Abcdefgh\u2028123x' }, 'password'],
+      ['a password with a paragraph separator (Zp)', { password: 'Abcdefgh\u2029123x' }, 'password'],
+      ['a password with a lone surrogate (Cs)', { password: 'Abcdefgh123x\ud800' }, 'password'],
+      ['a password with a private-use character (Co)', { password: 'Abcdefgh123x\ue000' }, 'password'],
+      ['a password with an unassigned code point (Cn)', { password: 'Abcdefgh123x\u0378' }, 'password'],
       ['terms missing', { terms: undefined }, 'terms'],
       ['terms not accepted', { terms: { version: '2026-01', accepted: false } }, 'terms.accepted'],
       ['terms accepted as a string', { terms: { version: '2026-01', accepted: 'true' } }, 'terms.accepted'],
@@ -497,7 +503,7 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       const items = page.items;
       expect(items.map((e) => e.event_type)).toEqual(['SESSION_REVOKED', 'LOGIN_FAILED', 'LOGIN_SUCCEEDED', 'LOGIN_SUCCEEDED']);
       for (const e of items) {
-        expect(Object.keys(e).sort()).toEqual(['authentication_method', 'current_session', 'device', 'event_id', 'event_type', 'last_seen_at', 'occurred_at', 'outcome', 'revoked_at', 'session_status']);
+        expect(Object.keys(e).sort()).toEqual(['authentication_method', 'current_session', 'device', 'event_id', 'event_type', 'last_seen_at', 'occurred_at', 'outcome', 'purpose', 'revoked_at', 'session_status']);
         expect(e.event_id).toMatch(HEX32);
         expect(e.occurred_at).toMatch(RFC3339);
       }

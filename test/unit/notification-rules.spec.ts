@@ -156,6 +156,9 @@ describe('identity rules', () => {
     const [stepUp] = inbox.emit('OneUseTokenIssued', tokenStream, issued);
     expect(stepUp).toMatchObject({ type: 'SECURITY_STEP_UP_ISSUED', reference: hex('s'), href: '/api/v1/auth/events' });
     expect(stepUp.message).toContain('account closure');
+    expect(stepUp.message).toContain('after your password was confirmed');
+    const [withCode] = inbox.emit('OneUseTokenIssued', `identity-token-${'b'.repeat(64)}`, { ...issued, authentication_method: 'PASSWORD_TOTP' });
+    expect(withCode.message).toContain('after your password and an authenticator code were confirmed');
     expect(inbox.emit('OneUseTokenIssued', tokenStream, { ...issued, kind: 'ACTIVATION', purpose: null })).toEqual([]);
     expect(inbox.emit('OneUseTokenIssued', tokenStream, { ...issued, kind: 'CONTACT_CHANGE', purpose: null })).toEqual([]);
 

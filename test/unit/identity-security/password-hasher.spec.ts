@@ -1,12 +1,15 @@
 /** scrypt hashing: PHC-like encoding, parameters read back from storage, malformed input never throws. */
+import { scryptSync } from 'node:crypto';
 import { PasswordHasher } from '../../../src/modules/identity/security/password-hasher';
 
-const FORMAT = /^scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+const unpadded = (bytes: Buffer): string => bytes.toString('base64').replace(/=+$/, '');
+
+const FORMAT = /^scrypt\$ln=(\d+),r=(\d+),p=(\d+),nf=kc\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
 
 describe('PasswordHasher', () => {
   const fast = new PasswordHasher(12); // low cost keeps the suite quick; production default is 17
 
-  it('encodes scrypt$ln=…,r=8,p=1$<32-byte salt>$<64-byte key>', async () => {
+  it('encodes scrypt$ln=…,r=8,p=1,nf=kc$<32-byte salt>$<64-byte key>', async () => {
     const stored = await fast.hash('Correct-Horse1');
     const m = FORMAT.exec(stored);
     expect(m).not.toBeNull();
@@ -27,14 +30,34 @@ describe('PasswordHasher', () => {
     expect(a).not.toBe(b);
   });
 
-  it('treats canonically equivalent Unicode passwords as the same (NFC)', async () => {
+  it('treats canonically equivalent Unicode passwords as the same', async () => {
     const stored = await fast.hash('Caf\u00e9-Password-1');
     await expect(fast.verify('Cafe\u0301-Password-1', stored)).resolves.toBe(true);
   });
 
+  it('hashes the NFKC form and records it: compatibility forms match', async () => {
+    const stored = await fast.hash('\ufb03-Horse-12'); // 'ﬃ' ligature
+    expect(stored).toMatch(/^scrypt\$ln=\d+,r=8,p=1,nf=kc\$/);
+    await expect(fast.verify('ffi-Horse-12', stored)).resolves.toBe(true);
+    await expect(fast.verify('\uff46\uff46\uff49-Horse-12', stored)).resolves.toBe(true); // full-width 'ｆｆｉ'
+    expect(fast.needsRehash(stored)).toBe(false);
+  });
+
+  it('still verifies a hash made before NFKC (no nf parameter) with the NFC form it was made from', async () => {
+    // Made by the previous release: scrypt of NFC('ﬃ-Horse-12'), N=2^10, no nf parameter.
+    const salt = Buffer.alloc(32, 7);
+    const key = scryptSync('\ufb03-Horse-12'.normalize('NFC'), salt, 64, { N: 2 ** 10, r: 8, p: 1 });
+    const legacy = `scrypt$ln=10,r=8,p=1$${unpadded(salt)}$${unpadded(key)}`;
+    await expect(fast.verify('\ufb03-Horse-12', legacy)).resolves.toBe(true);
+    await expect(fast.verify('Cafe-Horse-12', legacy)).resolves.toBe(false);
+    // NFC keeps the ligature, so its NFKC spelling does not match the legacy hash: verification used NFC.
+    await expect(fast.verify('ffi-Horse-12', legacy)).resolves.toBe(false);
+    expect(fast.needsRehash(legacy)).toBe(true);
+  });
+
   it('verifies with the parameters in the stored string, whatever the current cost', async () => {
     const stored = await new PasswordHasher(10).hash('Correct-Horse1');
-    expect(stored.startsWith('scrypt$ln=10,r=8,p=1$')).toBe(true);
+    expect(stored.startsWith('scrypt$ln=10,r=8,p=1,nf=kc$')).toBe(true);
     await expect(fast.verify('Correct-Horse1', stored)).resolves.toBe(true);
     // Changing the recorded cost changes the derived key: the parameters are really used.
     await expect(fast.verify('Correct-Horse1', stored.replace('ln=10', 'ln=11'))).resolves.toBe(false);
@@ -106,7 +129,7 @@ describe('PasswordHasher', () => {
   it('defaults to OWASP cost N=2^17 and can hash at that cost (maxmem is sufficient)', async () => {
     const owasp = new PasswordHasher();
     const stored = await owasp.hash('Correct-Horse1');
-    expect(stored.startsWith('scrypt$ln=17,r=8,p=1$')).toBe(true);
+    expect(stored.startsWith('scrypt$ln=17,r=8,p=1,nf=kc$')).toBe(true);
     await expect(owasp.verify('Correct-Horse1', stored)).resolves.toBe(true);
     expect(owasp.needsRehash(stored)).toBe(false);
   });

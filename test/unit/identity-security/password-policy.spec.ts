@@ -43,9 +43,20 @@ describe('passwordPolicyIssues', () => {
     expect(issues).toEqual([expect.stringMatching(CLASSES)]);
   });
 
-  it('counts a decomposed accent once (NFC)', () => {
-    const decomposed = 'Cafe\u0301-Cafe\u0301-1'; // 'Café-Café-1' = 11 code points after NFC, 13 before
+  it('counts a decomposed accent once (NFKC)', () => {
+    const decomposed = 'Cafe\u0301-Cafe\u0301-1'; // 'Café-Café-1' = 11 code points after NFKC, 13 before
     expect(passwordPolicyIssues(decomposed, EMAIL)).toEqual([expect.stringMatching(LENGTH)]);
+  });
+
+  it('measures the NFKC form: a ligature counts as its letters', () => {
+    // U+FB03 'ﬃ' is one code point that NFKC expands to 'ffi': 10 code points typed, 12 after NFKC.
+    expect(passwordPolicyIssues('\ufb03-Horse-12', EMAIL)).toEqual([]);
+    // Full-width 'ＡＢＣ' are upper-case letters after NFKC too.
+    expect(passwordPolicyIssues('\uff21\uff22\uff23-horse-12', EMAIL)).toEqual([]);
+  });
+
+  it('finds the email local part written in full-width letters (NFKC)', () => {
+    expect(passwordPolicyIssues('Xx-\uff41\uff4c\uff49\uff43\uff45.smith-99', EMAIL)).toEqual([expect.stringMatching(LOCAL)]);
   });
 
   it.each([
@@ -55,6 +66,18 @@ describe('passwordPolicyIssues', () => {
     ['DEL', 'Correct-Horse1\u007f'],
     ['C1', 'Correct-Horse1\u0085'],
     ['lone surrogate', 'Correct-Horse1\ud800'],
+    ['low surrogate alone', '\udc00Correct-Horse1'],
+    ['zero-width space (Cf)', 'Correct\u200bHorse1'],
+    ['zero-width joiner (Cf)', 'Correct\u200dHorse1'],
+    ['right-to-left override (Cf)', 'Correct\u202eHorse1'],
+    ['byte order mark (Cf)', '\ufeffCorrect-Horse1'],
+    ['soft hyphen (Cf)', 'Correct\u00adHorse1'],
+    ['line separator (Zl)', 'Correct\u2028Horse1'],
+    ['paragraph separator (Zp)', 'Correct\u2029Horse1'],
+    ['private use (Co)', 'Correct-Horse1\ue000'],
+    ['supplementary private use (Co)', 'Correct-Horse1\u{f0000}'],
+    ['unassigned (Cn)', 'Correct-Horse1\u0378'],
+    ['noncharacter (Cn)', 'Correct-Horse1\uffff'],
   ])('rejects non-printable characters: %s', (_name, password) => {
     expect(passwordPolicyIssues(password, EMAIL)).toEqual([expect.stringMatching(PRINTABLE)]);
   });

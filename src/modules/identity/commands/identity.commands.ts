@@ -296,8 +296,9 @@ export class IssueStepUpHandler implements ICommandHandler<IssueStepUp, { step_u
 
   async execute(c: IssueStepUp): Promise<{ step_up_token: string; purpose: string; expires_at: string }> {
     const { state: account } = await this.commands.load(accountStream(c.principal.profile_uuid), accountDecider);
+    let authentication_method: string;
     try {
-      await authenticate(this.commands, this.crypto, this.throttle, { email: account.email, password: c.password, totp_code: c.totp_code, device: c.device, client_address: c.client_address });
+      ({ method: authentication_method } = await authenticate(this.commands, this.crypto, this.throttle, { email: account.email, password: c.password, totp_code: c.totp_code, device: c.device, client_address: c.client_address }));
     } catch (error) {
       if (error instanceof PlatformError && error.code === 'UNAUTHENTICATED') {
         throw new PlatformError('STEP_UP_REQUIRED', 'Re-authentication failed.', { details: error.details.length ? error.details : [{ field: 'password', issue: 'invalid' }] });
@@ -308,7 +309,7 @@ export class IssueStepUpHandler implements ICommandHandler<IssueStepUp, { step_u
     const expires_at = new Date(Date.now() + STEP_UP_TTL_MS).toISOString();
     await this.commands.execute(tokenStream(hashToken(step_up_token)), oneUseTokenDecider, {
       kind: 'IssueToken',
-      issued: { kind: 'STEP_UP', purpose: c.purpose, profile_uuid: c.principal.profile_uuid, session_id: c.principal.session_id, expires_at },
+      issued: { kind: 'STEP_UP', purpose: c.purpose, profile_uuid: c.principal.profile_uuid, session_id: c.principal.session_id, expires_at, authentication_method },
     });
     return { step_up_token, purpose: c.purpose, expires_at };
   }

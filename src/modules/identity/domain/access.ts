@@ -60,7 +60,14 @@ export const sessionDecider: Decider<SessionCommand, SessionState, SessionEvent>
 // --- one-use tokens ------------------------------------------------------------------------------------------
 export type TokenKind = 'ACTIVATION' | 'STEP_UP' | 'CONTACT_CHANGE';
 export type OneUseTokenEvent =
-  | { type: 'OneUseTokenIssued'; data: { kind: TokenKind; purpose: string | null; profile_uuid: string; session_id: string | null; expires_at: string } }
+  | {
+      type: 'OneUseTokenIssued';
+      /**
+       * authentication_method: how the holder proved it was them before a STEP_UP token was issued (`PASSWORD`,
+       * `PASSWORD_TOTP`); absent on other kinds and on step-ups issued before it was recorded.
+       */
+      data: { kind: TokenKind; purpose: string | null; profile_uuid: string; session_id: string | null; expires_at: string; authentication_method?: string };
+    }
   | { type: 'OneUseTokenConsumed'; data: { consumed_at: string } };
 
 export interface OneUseTokenState {

@@ -3,7 +3,11 @@
  *   scrypt$ln=17,r=8,p=1$<salt base64, unpadded>$<key base64, unpadded>
  * verify() reads the parameters from the stored string, so hashes made with other costs (tests, older settings) still
  * verify, and needsRehash() tells the caller to re-hash on the next successful login.
- * Passwords are NFC-normalised before hashing so the same password typed on different systems matches.
+ * Passwords are NFKC-normalised before hashing (NIST SP 800-63B 5.1.1.2), so the same password typed on different
+ * systems, or with a compatibility form of a character (full-width letters, ligatures), matches. Hashes made before
+ * NFKC carry no `nf` parameter and were made from the NFC form: they keep verifying that way, and needsRehash() is
+ * true for them. New hashes record `nf=kc`:
+ *   scrypt$ln=17,r=8,p=1,nf=kc$<salt>$<key>
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
@@ -22,7 +26,11 @@ const MIN_KEY_BYTES = 16;
 const MAX_KEY_BYTES = 128;
 const B64 = /^[A-Za-z0-9+/]+$/;
 
+/** The Unicode normalisation a stored hash was made from: NFKC today, NFC for hashes made before it. */
+type Normalization = 'NFKC' | 'NFC';
+
 interface ScryptParams {
+  normalization: Normalization;
   ln: number;
   r: number;
   p: number;
@@ -41,8 +49,8 @@ export class PasswordHasher {
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(SALT_BYTES);
-    const key = await derive(password, salt, this.costLog2, BLOCK_SIZE, PARALLELISM, KEY_BYTES);
-    return `${SCHEME}$ln=${this.costLog2},r=${BLOCK_SIZE},p=${PARALLELISM}$${b64(salt)}$${b64(key)}`;
+    const key = await derive(password, 'NFKC', salt, this.costLog2, BLOCK_SIZE, PARALLELISM, KEY_BYTES);
+    return `${SCHEME}$ln=${this.costLog2},r=${BLOCK_SIZE},p=${PARALLELISM},nf=kc$${b64(salt)}$${b64(key)}`;
   }
 
   /** true only when the password matches; a malformed stored value yields false, never an exception. */
@@ -50,7 +58,7 @@ export class PasswordHasher {
     const params = parse(stored);
     if (!params || typeof password !== 'string') return false;
     try {
-      const key = await derive(password, params.salt, params.ln, params.r, params.p, params.key.length);
+      const key = await derive(password, params.normalization, params.salt, params.ln, params.r, params.p, params.key.length);
       return timingSafeEqual(key, params.key);
     } catch {
       return false;
@@ -62,7 +70,7 @@ export class PasswordHasher {
     this.dummySalt ??= randomBytes(SALT_BYTES);
     const expected = Buffer.alloc(KEY_BYTES);
     try {
-      const key = await derive(typeof password === 'string' ? password : '', this.dummySalt, this.costLog2, BLOCK_SIZE, PARALLELISM, KEY_BYTES);
+      const key = await derive(typeof password === 'string' ? password : '', 'NFKC', this.dummySalt, this.costLog2, BLOCK_SIZE, PARALLELISM, KEY_BYTES);
       timingSafeEqual(key, expected);
     } catch {
       // Same outcome as a failed verify.
@@ -75,6 +83,7 @@ export class PasswordHasher {
     const params = parse(stored);
     return (
       !params ||
+      params.normalization !== 'NFKC' ||
       params.ln !== this.costLog2 ||
       params.r !== BLOCK_SIZE ||
       params.p !== PARALLELISM ||
@@ -84,12 +93,12 @@ export class PasswordHasher {
   }
 }
 
-function derive(password: string, salt: Buffer, ln: number, r: number, p: number, keyLength: number): Promise<Buffer> {
+function derive(password: string, normalization: Normalization, salt: Buffer, ln: number, r: number, p: number, keyLength: number): Promise<Buffer> {
   const N = 2 ** ln;
   // Node's default maxmem (32 MiB) is below what N=2^17, r=8 needs (128 * N * r = 128 MiB); allow twice that.
   const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password.normalize(normalization), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
   });
 }
 
@@ -98,7 +107,7 @@ function parse(stored: unknown): ScryptParams | null {
   const parts = stored.split('$');
   if (parts.length !== 4 || parts[0] !== SCHEME) return null;
   const [, paramText, saltText, keyText] = parts as [string, string, string, string];
-  const match = /^ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})$/.exec(paramText);
+  const match = /^ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})(,nf=kc)?$/.exec(paramText);
   if (!match) return null;
   const ln = Number(match[1]);
   const r = Number(match[2]);
@@ -107,7 +116,7 @@ function parse(stored: unknown): ScryptParams | null {
   const salt = unb64(saltText);
   const key = unb64(keyText);
   if (!salt || !key || salt.length < MIN_SALT_BYTES || key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) return null;
-  return { ln, r, p, salt, key };
+  return { normalization: match[4] ? 'NFKC' : 'NFC', ln, r, p, salt, key };
 }
 
 function b64(bytes: Buffer): string {

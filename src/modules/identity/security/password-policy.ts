@@ -3,10 +3,13 @@
  * the email's local part.
  *
  * Definitions (the seeds do not spell them out, so they are fixed here):
- * - Length counts Unicode code points of the NFC-normalised password (the form the hasher stores), so an emoji or an
- *   accented letter counts once whatever its UTF-16 or decomposed length.
- * - "Printable" means: no control characters (General Category Cc: C0 U+0000–U+001F, DEL U+007F, C1 U+0080–U+009F)
- *   and no lone surrogates (not encodable as UTF-8). Spaces and any other Unicode characters are allowed.
+ * - The password is NFKC-normalised (NIST SP 800-63B 5.1.1.2; the form the hasher hashes) before it is measured and
+ *   checked. Length counts Unicode code points of that form, so an emoji or an accented letter counts once whatever
+ *   its UTF-16 or decomposed length.
+ * - "Printable" means none of these General Categories, in the password as typed or after NFKC: control (Cc),
+ *   format (Cf: zero-width space U+200B, joiners, bidi overrides, BOM, …), line and paragraph separators (Zl U+2028,
+ *   Zp U+2029), surrogates (Cs: a lone surrogate is not encodable as UTF-8), private use (Co) and unassigned (Cn)
+ *   code points. Spaces (Zs) and every other assigned character are allowed.
  * - Classes: lowercase (\p{Ll}), uppercase (\p{Lu} and titlecase \p{Lt}), digit (\p{Nd}), other (everything else:
  *   symbols, punctuation, spaces, and letters without case such as CJK).
  * - The email's local part (text before the last "@") must not appear anywhere in the password, case-insensitively,
@@ -18,8 +21,8 @@ export const PASSWORD_MAX_LENGTH = 128;
 const MIN_LOCAL_PART_LENGTH = 3;
 const REQUIRED_CLASSES = 3;
 
-const CONTROL = /\p{Cc}/u;
-const LONE_SURROGATE = /\p{Cs}/u;
+// Cn is "unassigned in the Unicode version of this Node.js build" (V8's ICU data); a newer runtime may admit more.
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
 const LOWER = /\p{Ll}/u;
 const UPPER = /[\p{Lu}\p{Lt}]/u;
 const DIGIT = /\p{Nd}/u;
@@ -27,14 +30,14 @@ const DIGIT = /\p{Nd}/u;
 export function passwordPolicyIssues(password: string, email: string): string[] {
   if (typeof password !== 'string') return ['Password must be a string.'];
   const issues: string[] = [];
-  // Lone surrogates survive normalize() unchanged, so checking after normalisation is safe.
-  const normalized = password.normalize('NFC');
+  const normalized = password.normalize('NFKC');
   const chars = [...normalized];
 
   if (chars.length < PASSWORD_MIN_LENGTH) issues.push(`Password must be at least ${PASSWORD_MIN_LENGTH} characters long.`);
   if (chars.length > PASSWORD_MAX_LENGTH) issues.push(`Password must be at most ${PASSWORD_MAX_LENGTH} characters long.`);
-  if (CONTROL.test(normalized) || LONE_SURROGATE.test(normalized)) {
-    issues.push('Password must contain only printable characters (no control characters).');
+  // Both forms: NFKC maps a few compatibility characters onto others, and never the other way into printable ones.
+  if (NOT_PRINTABLE.test(password) || NOT_PRINTABLE.test(normalized)) {
+    issues.push('Password must contain only printable characters (no control, format, separator, private-use, unassigned or surrogate code points).');
   }
 
   let lower = false;
@@ -64,7 +67,7 @@ function localPartsOf(email: string): string[] {
   if (typeof email !== 'string') return [];
   const at = email.lastIndexOf('@');
   if (at <= 0) return [];
-  const local = email.slice(0, at).normalize('NFC').toLowerCase();
+  const local = email.slice(0, at).normalize('NFKC').toLowerCase();
   const base = local.split('+')[0] ?? '';
   return [...new Set([local, base])].filter((part) => [...part].length >= MIN_LOCAL_PART_LENGTH);
 }

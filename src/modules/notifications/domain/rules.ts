@@ -355,7 +355,7 @@ function identity(e: SourceEvent, facts: Facts): InboxChange[] {
         notify(e, d.profile_uuid, {
           type: 'SECURITY_STEP_UP_ISSUED',
           title: 'Step-up authorization issued',
-          message: `A one-use step-up authorization for ${purpose} was issued to one of your sessions after your password was confirmed; it expires at ${untrusted(d.expires_at, 40)}.`,
+          message: `A one-use step-up authorization for ${purpose} was issued to one of your sessions after ${d.authentication_method === 'PASSWORD_TOTP' ? 'your password and an authenticator code were' : 'your password was'} confirmed; it expires at ${untrusted(d.expires_at, 40)}.`,
           href: HREF.authEvents,
           reference: id32(d.session_id),
         }),
