@@ -364,22 +364,91 @@ describe('identity security (e2e)', () => {
   });
 
   // ------------------------------------------------------------------------------------------------------------
-  describe('@RequireStepUp, as other modules use it', () => {
-    it('runs the operation only with a fresh, one-use step-up of its purpose', async () => {
+  describe('step-up on another module\'s route: validated first, spent only with the action', () => {
+    const openLedger = async (balance: string): Promise<string> => {
+      const opened = await c.post('/api/v1/test-ledgers', { owner: 'step-up test' }, undefined, '203.0.113.250');
+      const ledger_id = opened.json().ledger_id as string;
+      expect((await c.post(`/api/v1/test-ledgers/${ledger_id}/credits`, { amount: balance }, undefined, '203.0.113.250')).statusCode).toBe(200);
+      return ledger_id;
+    };
+    const debit = (a: Session & { ip: string }, ledger_id: string, body: Record<string, unknown>) => c.post(`/api/v1/test-sensitive/ledgers/${ledger_id}/debits`, body, a.token, a.ip);
+    const freshStepUp = async (a: Account, purpose = 'MERCHANT_PROFILE_ACTIVATION'): Promise<string> => {
+      const r = await c.stepUp(a, purpose, a.password);
+      expect(r.statusCode).toBe(201);
+      c.secrets.add(r.json().step_up_token);
+      return r.json().step_up_token as string;
+    };
+
+    it('refuses a missing, wrong-purpose or unknown token with 403, and needs a session', async () => {
       const a = await c.newAccount('guarded');
-      const route = '/api/v1/test-sensitive/merchant-activation';
-      const missing = await c.post(route, {}, a.token, a.ip);
-      expect(missing.statusCode).toBe(403);
-      expect(missing.json().error.code).toBe('STEP_UP_REQUIRED');
-      const wrong = (await c.stepUp(a, 'ACCOUNT_CLOSURE', a.password)).json().step_up_token;
-      expect((await c.post(route, { step_up_token: wrong }, a.token, a.ip)).json().error.code).toBe('STEP_UP_REQUIRED');
-      const right = (await c.stepUp(a, 'MERCHANT_PROFILE_ACTIVATION', a.password)).json().step_up_token;
-      const ok = await c.post(route, { step_up_token: right }, a.token, a.ip);
+      const ledger = await openLedger('100');
+      const missing = await debit(a, ledger, { amount: '10' });
+      expectEnvelope(missing.json(), 'VALIDATION_FAILED'); // the body declares step_up_token: a missing one is a 400
+      const wrong = await debit(a, ledger, { amount: '10', step_up_token: await freshStepUp(a, 'ACCOUNT_CLOSURE') });
+      expect(wrong.statusCode).toBe(403);
+      expectEnvelope(wrong.json(), 'STEP_UP_REQUIRED');
+      const forged = await debit(a, ledger, { amount: '10', step_up_token: `hcsu_${'Q'.repeat(43)}` });
+      expect(forged.statusCode).toBe(403);
+      const token = await freshStepUp(a);
+      expect((await c.post(`/api/v1/test-sensitive/ledgers/${ledger}/debits`, { amount: '10', step_up_token: token }, undefined, a.ip)).statusCode).toBe(401);
+      expect((await debit(a, ledger, { amount: '10', step_up_token: token })).statusCode).toBe(200);
+    });
+
+    it('keeps the token on a 400, a 404, a 409 and a 422; spends it on the success; a reuse is 403', async () => {
+      const a = await c.newAccount('keeps');
+      const ledger = await openLedger('100');
+      const token = await freshStepUp(a);
+
+      const invalid = await debit(a, ledger, { amount: '-5', step_up_token: token });
+      expect(invalid.statusCode).toBe(400);
+      expectEnvelope(invalid.json(), 'VALIDATION_FAILED');
+      const extra = await debit(a, ledger, { amount: '5', step_up_token: token, surprise: true });
+      expect(extra.statusCode).toBe(400);
+      const unknown = await debit(a, 'f'.repeat(32), { amount: '5', step_up_token: token });
+      expect(unknown.statusCode).toBe(404);
+      const stale = await debit(a, ledger, { amount: '5', expected_version: 0, step_up_token: token });
+      expect(stale.statusCode).toBe(409);
+      expectEnvelope(stale.json(), 'VERSION_CONFLICT');
+      const tooMuch = await debit(a, ledger, { amount: '1000', step_up_token: token });
+      expect(tooMuch.statusCode).toBe(422);
+
+      const ok = await debit(a, ledger, { amount: '5', expected_version: 1, step_up_token: token });
       expect(ok.statusCode).toBe(200);
-      expect(ok.json()).toEqual({ activated_by: expect.stringMatching(/^[0-9a-f]{32}$/) });
-      const again = await c.post(route, { step_up_token: right }, a.token, a.ip);
-      expect(again.statusCode).toBe(403);
-      expect((await c.post(route, { step_up_token: right }, undefined, a.ip)).statusCode).toBe(401);
+      expect(ok.json()).toMatchObject({ balance: '95', version: 2 });
+      const reuse = await debit(a, ledger, { amount: '5', step_up_token: token });
+      expect(reuse.statusCode).toBe(403);
+      expectEnvelope(reuse.json(), 'STEP_UP_REQUIRED');
+    });
+
+    it('lets one of two concurrent requests with one token act, on different streams', async () => {
+      const a = await c.newAccount('race');
+      const [first, second] = [await openLedger('100'), await openLedger('100')];
+      const token = await freshStepUp(a);
+      const answers = await Promise.all([debit(a, first, { amount: '7', step_up_token: token }), debit(a, second, { amount: '7', step_up_token: token })]);
+      expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 403]);
+      const balances = await Promise.all([first, second].map(async (id) => (await c.get(`/api/v1/test-ledgers/${id}`, undefined, a.ip)).json().balance));
+      expect(balances.sort()).toEqual(['100', '93']);
+    });
+
+    it('keeps the token when the action is refused: closure already scheduled, authenticator not enrolled', async () => {
+      const a = await c.newAccount('refused-keeps');
+      const disable = await freshStepUp(a, 'AUTHENTICATOR_DISABLE');
+      const notEnrolled = await c.post('/api/v1/identity/authenticator/disable', { step_up_token: disable }, a.token, a.ip);
+      expect(notEnrolled.statusCode).toBe(409);
+      const { secret } = await c.enroll(a);
+      // Enrolled now: the same token still works (it was not spent on the 409).
+      const ok = await c.post('/api/v1/identity/authenticator/disable', { step_up_token: disable }, a.token, a.ip);
+      expect(ok.statusCode).toBe(200);
+      expect(secret).toEqual(expect.any(String));
+
+      const b = await c.newAccount('closure-keeps');
+      const closure = await freshStepUp(b, 'ACCOUNT_CLOSURE');
+      const noClosure = await c.post('/api/v1/identity/closure/cancel', { step_up_token: closure }, b.token, b.ip);
+      expect(noClosure.statusCode).toBe(409);
+      const scheduled = await c.post('/api/v1/identity/closure', { current_password: b.password, step_up_token: closure }, b.token, b.ip);
+      expect(scheduled.statusCode).toBe(202);
+      const reuse = await c.post('/api/v1/identity/closure/cancel', { step_up_token: closure }, b.token, b.ip);
+      expect(reuse.statusCode).toBe(403);
     });
   });
 

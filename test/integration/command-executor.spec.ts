@@ -206,3 +206,87 @@ describe('command executor: cached folds', () => {
     expect((await commands.load(stream, fragile)).state.total).toBe(13);
   });
 });
+
+describe('command executor: a one-use authorisation spent with the action (OneUseSpend)', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'executor-spend-'));
+    store = new SqliteEventStore({ filename: join(dir, 'events.sqlite'), pollIntervalMs: 20 });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Records spend/release calls; `onSpend` runs inside the spend (to make another writer race the action). */
+  const authorisation = (onSpend: () => Promise<void> = async () => undefined) => {
+    const calls: string[] = [];
+    return {
+      calls,
+      spend: async () => {
+        calls.push('spend');
+        await onSpend();
+      },
+      release: async () => void calls.push('release'),
+    };
+  };
+
+  it('given the action decides events, then it is spent once and the events land', async () => {
+    const commands = new CommandExecutor(store);
+    await commands.execute(ledgerStream('a'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'a', owner: 'alice' });
+    const spend = authorisation();
+    const outcome = await commands.execute(ledgerStream('a'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'a', amount: '5' }, { spend });
+    expect(outcome.events.map((e) => e.type)).toEqual(['LedgerCredited']);
+    expect(spend.calls).toEqual(['spend']);
+  });
+
+  it('given decide refuses, or a pinned version is stale, or decide returns nothing, then it is never spent', async () => {
+    const commands = new CommandExecutor(store);
+    const spend = authorisation();
+    await expect(commands.execute(ledgerStream('b'), ledgerDecider, { kind: 'DebitLedger', ledger_id: 'b', amount: '5' }, { spend })).rejects.toThrow('not open');
+    await commands.execute(ledgerStream('b'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'b', owner: 'bob' });
+    await expect(commands.execute(ledgerStream('b'), ledgerDecider, { kind: 'DebitLedger', ledger_id: 'b', amount: '5' }, { spend })).rejects.toBeInstanceOf(RuleViolation);
+    await expect(commands.execute(ledgerStream('b'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'b', amount: '5' }, { spend, expectedVersion: 7n })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    const tally = await commands.execute('tally-b', tallyDecider, { key: 'x', n: 5, max: 1 }, { spend });
+    expect(tally.events).toEqual([]);
+    expect(spend.calls).toEqual([]);
+  });
+
+  it('given another writer appends between the spend and a pinned append, then the append fails and it is released', async () => {
+    const commands = new CommandExecutor(store);
+    const other = new CommandExecutor(store);
+    await commands.execute(ledgerStream('c'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'c', owner: 'carol' });
+    const spend = authorisation(async () => void (await other.execute(ledgerStream('c'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'c', amount: '1' })));
+    await expect(
+      commands.execute(ledgerStream('c'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'c', amount: '5' }, { spend, expectedVersion: 0n }),
+    ).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    expect(spend.calls).toEqual(['spend', 'release']);
+    expect((await commands.load(ledgerStream('c'), ledgerDecider)).state.balance).toBe(1n);
+  });
+
+  it('given the race is retried (no pinned version), then it is spent once and the retry lands', async () => {
+    const commands = new CommandExecutor(store);
+    const other = new CommandExecutor(store);
+    await commands.execute(ledgerStream('d'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'd', owner: 'dan' });
+    let raced = false;
+    const spend = authorisation(async () => {
+      if (raced) return;
+      raced = true;
+      await other.execute(ledgerStream('d'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'd', amount: '1' });
+    });
+    const outcome = await commands.execute(ledgerStream('d'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'd', amount: '5' }, { spend });
+    expect(outcome.state.balance).toBe(6n);
+    expect(spend.calls).toEqual(['spend']);
+  });
+
+  it('given the spend itself is refused (spent meanwhile), then nothing is appended and nothing released', async () => {
+    const commands = new CommandExecutor(store);
+    await commands.execute(ledgerStream('e'), ledgerDecider, { kind: 'OpenLedger', ledger_id: 'e', owner: 'eve' });
+    const calls: string[] = [];
+    const refused = { spend: async () => Promise.reject(new RuleViolation('spent meanwhile')), release: async () => void calls.push('release') };
+    await expect(commands.execute(ledgerStream('e'), ledgerDecider, { kind: 'CreditLedger', ledger_id: 'e', amount: '5' }, { spend: refused })).rejects.toThrow('spent meanwhile');
+    expect(calls).toEqual([]);
+    expect((await commands.load(ledgerStream('e'), ledgerDecider)).version).toBe(0n);
+  });
+});

@@ -131,6 +131,23 @@ describe('one-use tokens', () => {
     expect(consume([issuedToken], { kind: 'STEP_UP' }, new Date('2026-11-22T10:05:00.000Z'))).toThrow(TokenRefused);
     expect(consume([], { kind: 'STEP_UP' })).toThrow(TokenRefused);
   });
+
+  const release = (events: OneUseTokenEvent[]) => oneUseTokenDecider.decide({ kind: 'ReleaseToken' }, fold(oneUseTokenDecider, events), ctx);
+  const used: OneUseTokenEvent = { type: 'OneUseTokenConsumed', data: { consumed_at: now.toISOString() } };
+  it('given a spent step-up, when it is released, then it can be spent again, once', () => {
+    const released = release([issuedToken, used]);
+    expect(released).toEqual([{ type: 'OneUseTokenReleased', data: { released_at: now.toISOString() } }]);
+    const again = [issuedToken, used, ...released];
+    expect(consume(again, { kind: 'STEP_UP', purpose: 'AUTHENTICATOR_DISABLE', session_id: 's1' })()).toMatchObject([{ type: 'OneUseTokenConsumed' }]);
+    expect(consume([...again, used], { kind: 'STEP_UP' })).toThrow(TokenRefused);
+  });
+
+  it('given a step-up not spent, or another kind of token, when released, then nothing happens', () => {
+    expect(release([issuedToken])).toEqual([]);
+    expect(release([])).toEqual([]);
+    const activation: OneUseTokenEvent = { type: 'OneUseTokenIssued', data: { ...issuedToken.data, kind: 'ACTIVATION', purpose: null } };
+    expect(release([activation, used])).toEqual([]);
+  });
 });
 
 describe('tenants, sessions, email claims', () => {

@@ -2,9 +2,10 @@
  * Identity's infrastructure: password hashing and the sealed TOTP secrets, the principal resolver behind the global
  * auth guard, step-up consumption for other modules, and login throttling.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { CommandExecutor } from '../../platform/command/command-executor';
+import { CommandExecutor, type OneUseSpend } from '../../platform/command/command-executor';
+import { CLOCK, systemClock, type Clock } from '../../platform/clock';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { PlatformError } from '../../platform/errors';
 import { StepUpRequired, type Principal, type PrincipalResolver, type StepUpVerifier } from '../../platform/auth/principal';
@@ -76,18 +77,35 @@ export class SessionPrincipalResolver implements PrincipalResolver {
 
 const STEP_UP_TOKEN = /^hcsu_[A-Za-z0-9_-]{43}$/;
 
-/** Step-up tokens are one-use: consuming appends at revision 0 of the token's own stream, which happens once. */
+/**
+ * Step-up tokens are one-use: spending appends OneUseTokenConsumed on the token's own stream under its revision, which
+ * succeeds once even under concurrency. `authorize` only reads (a dry run of the same decision); the spend happens in
+ * CommandExecutor right before the authorised action's append, and a failed append gives the token back.
+ */
 @Injectable()
 export class StepUpService implements StepUpVerifier {
-  constructor(private readonly commands: CommandExecutor) {}
+  constructor(
+    private readonly commands: CommandExecutor,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
+  ) {}
 
-  async consume(token: unknown, purpose: string, principal: Principal): Promise<void> {
+  async authorize(token: unknown, purpose: string, principal: Principal): Promise<OneUseSpend> {
     if (typeof token !== 'string' || !STEP_UP_TOKEN.test(token)) throw new StepUpRequired(purpose);
+    const stream = tokenStream(hashToken(token));
+    const consume = { kind: 'ConsumeToken', expect: { kind: 'STEP_UP', purpose, session_id: principal.session_id } } as const;
+    await this.refusedAsStepUp(purpose, async () => {
+      const { state } = await this.commands.load(stream, oneUseTokenDecider);
+      oneUseTokenDecider.decide(consume, state, { now: this.clock(), newId: () => '' });
+    });
+    return {
+      spend: () => this.refusedAsStepUp(purpose, async () => void (await this.commands.execute(stream, oneUseTokenDecider, consume))),
+      release: async () => void (await this.commands.execute(stream, oneUseTokenDecider, { kind: 'ReleaseToken' })),
+    };
+  }
+
+  private async refusedAsStepUp(purpose: string, run: () => Promise<void>): Promise<void> {
     try {
-      await this.commands.execute(tokenStream(hashToken(token)), oneUseTokenDecider, {
-        kind: 'ConsumeToken',
-        expect: { kind: 'STEP_UP', purpose, session_id: principal.session_id },
-      });
+      await run();
     } catch (error) {
       if (error instanceof TokenRefused) throw new StepUpRequired(purpose);
       throw error;

@@ -5,6 +5,7 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '../errors';
+import type { OneUseSpend } from '../command/command-executor';
 
 export interface Principal {
   profile_uuid: string;
@@ -37,9 +38,15 @@ export interface PrincipalResolver {
   resolve(tokenHash: string): Promise<Principal | null>;
 }
 
-/** Consumes a one-use step-up token of a purpose for the calling session; throws 403 STEP_UP_REQUIRED otherwise. */
+/**
+ * Step-up for other modules, one mechanism: `authorize` checks, without spending it, that the token is a live
+ * step-up of the purpose for the caller's session (403 STEP_UP_REQUIRED otherwise) and returns its OneUseSpend; the
+ * handler passes that to CommandExecutor.execute(…, { spend }), which spends the token only when the action decides
+ * events, right before their append, and gives it back if the append fails. The request body was validated before
+ * the handler ran, so a 400, 404, 409 or 422 never costs the caller a fresh step-up.
+ */
 export interface StepUpVerifier {
-  consume(token: unknown, purpose: string, principal: Principal): Promise<void>;
+  authorize(token: unknown, purpose: string, principal: Principal): Promise<OneUseSpend>;
 }
 
 export const PRINCIPAL_RESOLVER = Symbol('PRINCIPAL_RESOLVER');

@@ -12,6 +12,18 @@ import { eventMetadata, idMark, nextId, peekId, recordAppend, rewindIds } from '
 import type { DecideContext, Decider, DomainEvent } from './decider';
 import { StreamStateCache, type Folding, type StreamState } from './stream-state-cache';
 
+/**
+ * A one-use authorisation the command spends when, and only when, it decides events (a step-up token). Checked by
+ * its issuer before the command runs; spent right before the append of the events it authorises, after validation
+ * and `decide` passed, so a refused request (400, 404, 409, 422) never costs it; given back when that append fails.
+ */
+export interface OneUseSpend {
+  /** Spends it; throws (403) when it was spent meanwhile: of two requests racing with one token, one acts. */
+  spend(): Promise<void>;
+  /** Gives a spent authorisation back: the action it was spent on was not recorded. */
+  release(): Promise<void>;
+}
+
 export interface ExecuteOptions {
   /** The version (stream revision) the client read; omitted means "whatever is current". */
   expectedVersion?: bigint;
@@ -24,6 +36,13 @@ export interface ExecuteOptions {
    * that, not decide again on today's inputs).
    */
   newStream?: boolean;
+  /**
+   * Spent right before the append when `decide` returns events, at most once across retries; released when no
+   * append follows (the append fails, or a retry decides nothing or refuses). The spend and the append are two
+   * appends on two streams (EventStoreDB has no atomic multi-stream append): a process that dies between them leaves
+   * the authorisation spent and the action not done, and the caller asks for a new one.
+   */
+  spend?: OneUseSpend;
   /** Clock and id source, for tests and replays. */
   now?: () => Date;
   newId?: () => string;
@@ -72,7 +91,7 @@ export class CommandExecutor {
 
   execute<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions = {}): Promise<CommandOutcome<S>> {
     const previous = this.streamLocks.get(stream) ?? Promise.resolve();
-    const run = previous.then(() => this.executeNow(stream, decider, command, options));
+    const run = previous.then(() => (options.spend ? this.executeSpending(stream, decider, command, options, options.spend) : this.executeNow(stream, decider, command, options)));
     const settled = run.catch(() => undefined);
     this.streamLocks.set(stream, settled);
     void settled.then(() => {
@@ -113,8 +132,33 @@ export class CommandExecutor {
     };
   }
 
+  /** executeNow with a one-use authorisation: spent once, before the first append; released unless events landed. */
+  private async executeSpending<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions, authorisation: OneUseSpend): Promise<CommandOutcome<S>> {
+    let spent = false;
+    const spendOnce = async (): Promise<void> => {
+      if (spent) return;
+      await authorisation.spend();
+      spent = true;
+    };
+    let outcome: CommandOutcome<S>;
+    try {
+      outcome = await this.executeNow(stream, decider, command, options, spendOnce);
+    } catch (error) {
+      if (spent) await authorisation.release();
+      throw error;
+    }
+    if (spent && outcome.events.length === 0) await authorisation.release();
+    return outcome;
+  }
+
   /** Conflicts left are with other processes: retried after a short jittered pause, unless the client pinned a version. */
-  private async executeNow<C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, options: ExecuteOptions): Promise<CommandOutcome<S>> {
+  private async executeNow<C, S, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<C, S, E>,
+    command: C,
+    options: ExecuteOptions,
+    beforeAppend?: () => Promise<void>,
+  ): Promise<CommandOutcome<S>> {
     const maxAttempts = options.expectedVersion === undefined ? (options.maxAttempts ?? 8) : 1;
     for (let attempt = 1; ; attempt++) {
       const guess = attempt === 1 && options.newStream === true && options.expectedVersion === undefined && peekId(0) === null ? this.states.entry(stream, decider) : null;
@@ -145,6 +189,7 @@ export class CommandExecutor {
         occurred_at,
       }));
       try {
+        if (beforeAppend) await beforeAppend();
         const result = await this.store.append(stream, events, version === null ? 'no_stream' : version);
         recordAppend(result.position, events.map((e) => e.type));
         // Fold the append into the entry (a load that read it meanwhile has already: the revisions tell).

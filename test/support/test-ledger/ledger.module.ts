@@ -2,7 +2,7 @@
  * HTTP, commands and queries of the test-only ledger: the platform's conventions exercised end to end exactly as
  * a business module will use them (CommandBus → CommandExecutor → EventStore; QueryBus → read model).
  */
-import { Body, Controller, Get, HttpCode, Module, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Module, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, CommandHandler, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
@@ -13,8 +13,7 @@ import { keysetPage, PageQuery, pageLimit } from '../../../src/platform/http/pag
 import { IsDecimalString, NoExtraFields } from '../../../src/platform/http/validation';
 import { ReadModelDatabase } from '../../../src/platform/read-model/read-model.datasource';
 import { Public } from '../../../src/platform/http/public.decorator';
-import { RequireStepUp } from '../../../src/platform/auth/require-step-up';
-import { CurrentPrincipal, type Principal } from '../../../src/platform/auth/principal';
+import { CurrentPrincipal, STEP_UP_VERIFIER, type Principal, type StepUpVerifier } from '../../../src/platform/auth/principal';
 import { ledgerDecider, ledgerStream } from './ledger.domain';
 import { TestLedgerBalance } from './ledger.read-model';
 
@@ -32,6 +31,19 @@ export class CreditLedgerRequest {
   expected_version?: number;
 }
 
+/** A debit that needs a step-up, as commerce's step-up routes will: the token travels in the validated body. */
+@NoExtraFields()
+export class SensitiveDebitRequest {
+  @ApiProperty({ example: '100' }) @IsDecimalString({ positive: true, maxFractionDigits: 0 })
+  amount!: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsInt() @Min(0)
+  expected_version?: number;
+
+  @ApiProperty() @IsString()
+  step_up_token!: string;
+}
+
 export class LedgerIdParam {
   @Matches(/^[0-9a-f]{32}$/, { message: 'ledger_id must be 32 lowercase hex characters' })
   ledger_id!: string;
@@ -42,6 +54,9 @@ export class OpenLedger {
 }
 export class CreditLedger {
   constructor(readonly ledger_id: string, readonly amount: string, readonly expected_version?: number) {}
+}
+export class DebitLedgerWithStepUp {
+  constructor(readonly principal: Principal, readonly ledger_id: string, readonly request: SensitiveDebitRequest) {}
 }
 export class GetLedger {
   constructor(readonly ledger_id: string) {}
@@ -82,6 +97,27 @@ export class CreditLedgerHandler implements ICommandHandler<CreditLedger, Ledger
       { expectedVersion: c.expected_version === undefined ? undefined : BigInt(c.expected_version) },
     );
     return { ledger_id: c.ledger_id, owner: String(state.owner), balance: outcome.state.balance.toString(), version: Number(outcome.version) };
+  }
+}
+
+/** The step-up pattern every module follows: authorize (read only), then execute with the spend. */
+@CommandHandler(DebitLedgerWithStepUp)
+export class DebitLedgerWithStepUpHandler implements ICommandHandler<DebitLedgerWithStepUp, LedgerView> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    @Inject(STEP_UP_VERIFIER) private readonly stepUp: StepUpVerifier,
+  ) {}
+  async execute({ principal, ledger_id, request }: DebitLedgerWithStepUp): Promise<LedgerView> {
+    const spend = await this.stepUp.authorize(request.step_up_token, 'MERCHANT_PROFILE_ACTIVATION', principal);
+    const { state } = await this.commands.load(ledgerStream(ledger_id), ledgerDecider);
+    if (!state.opened) throw new NotFound('No such ledger.');
+    const outcome = await this.commands.execute(
+      ledgerStream(ledger_id),
+      ledgerDecider,
+      { kind: 'DebitLedger', ledger_id, amount: request.amount },
+      { expectedVersion: request.expected_version === undefined ? undefined : BigInt(request.expected_version), spend },
+    );
+    return { ledger_id, owner: String(state.owner), balance: outcome.state.balance.toString(), version: Number(outcome.version) };
   }
 }
 
@@ -135,14 +171,15 @@ export class TestLedgerController {
   }
 }
 
-/** A sensitive test-only operation: proves @RequireStepUp as other modules will use it. */
+/** A sensitive test-only operation: proves the step-up mechanism as other modules will use it. */
 @Controller('api/v1/test-sensitive')
 export class TestSensitiveController {
-  @Post('merchant-activation')
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post('ledgers/:ledger_id/debits')
   @HttpCode(200)
-  @RequireStepUp('MERCHANT_PROFILE_ACTIVATION')
-  activate(@CurrentPrincipal() principal: Principal): { activated_by: string } {
-    return { activated_by: principal.profile_uuid };
+  debit(@Param() params: LedgerIdParam, @Body() body: SensitiveDebitRequest, @CurrentPrincipal() principal: Principal): Promise<LedgerView> {
+    return this.commandBus.execute(new DebitLedgerWithStepUp(principal, params.ledger_id, body));
   }
 }
 
@@ -158,6 +195,6 @@ export class TestFailureController {
 
 @Module({
   controllers: [TestLedgerController, TestFailureController, TestSensitiveController],
-  providers: [OpenLedgerHandler, CreditLedgerHandler, GetLedgerHandler, ListLedgersHandler],
+  providers: [OpenLedgerHandler, CreditLedgerHandler, DebitLedgerWithStepUpHandler, GetLedgerHandler, ListLedgersHandler],
 })
 export class TestLedgerModule {}

@@ -75,13 +75,13 @@ export class RequestAccountClosureHandler implements ICommandHandler<RequestAcco
     // Re-authentication only: the password is compared with the stored hash, never echoed or stored, and guesses
     // count against the same throttle as sign-in.
     await reauthenticate(this.throttle, this.crypto, state, c.current_password);
-    if (c.step_up_token !== undefined) await this.stepUp.consume(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
-    const outcome = await this.commands.execute(stream, accountDecider, {
-      kind: 'RequestClosure',
-      request_uuid: nextId(),
-      reason_code: c.reason_code ?? 'USER_REQUESTED',
-      grace_ms: this.config.accountClosureGraceSeconds * 1000,
-    });
+    const spend = c.step_up_token === undefined ? undefined : await this.stepUp.authorize(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
+    const outcome = await this.commands.execute(
+      stream,
+      accountDecider,
+      { kind: 'RequestClosure', request_uuid: nextId(), reason_code: c.reason_code ?? 'USER_REQUESTED', grace_ms: this.config.accountClosureGraceSeconds * 1000 },
+      { spend },
+    );
     return closureView(outcome.state, outcome.version);
   }
 }
@@ -100,8 +100,8 @@ export class CancelAccountClosureHandler implements ICommandHandler<CancelAccoun
   async execute(c: CancelAccountClosure): Promise<AccountClosure> {
     const { state } = await this.commands.load(accountStream(c.principal.profile_uuid), accountDecider);
     if (state.closure?.status !== 'SCHEDULED') throw new PlatformError('STATE_CONFLICT', 'No closure is scheduled.');
-    if (c.step_up_token !== undefined) await this.stepUp.consume(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
-    const outcome = await this.commands.execute(accountStream(c.principal.profile_uuid), accountDecider, { kind: 'CancelClosure' });
+    const spend = c.step_up_token === undefined ? undefined : await this.stepUp.authorize(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
+    const outcome = await this.commands.execute(accountStream(c.principal.profile_uuid), accountDecider, { kind: 'CancelClosure' }, { spend });
     return closureView(outcome.state, outcome.version);
   }
 }

@@ -399,10 +399,9 @@ export class DisableAuthenticatorHandler implements ICommandHandler<DisableAuthe
     }
     const stream = accountStream(principal.profile_uuid);
     if (step_up_token !== undefined) {
-      // A step-up token is spent only on an operation that can happen.
-      if (!(await this.commands.load(stream, accountDecider)).state.totp.enabled) throw new PlatformError('STATE_CONFLICT', 'No authenticator is enrolled.');
-      await this.stepUp.consume(step_up_token, 'AUTHENTICATOR_DISABLE', principal);
-      await this.commands.execute(stream, accountDecider, { kind: 'DisableAuthenticator', method: 'STEP_UP', session_id: principal.session_id });
+      // Spent only with the disablement's own append: a refused disablement keeps the token.
+      const spend = await this.stepUp.authorize(step_up_token, 'AUTHENTICATOR_DISABLE', principal);
+      await this.commands.execute(stream, accountDecider, { kind: 'DisableAuthenticator', method: 'STEP_UP', session_id: principal.session_id }, { spend });
     } else {
       await this.commands.execute(stream, accountDecider, {
         kind: 'DisableAuthenticator',

@@ -68,7 +68,9 @@ export type OneUseTokenEvent =
        */
       data: { kind: TokenKind; purpose: string | null; profile_uuid: string; session_id: string | null; expires_at: string; authentication_method?: string };
     }
-  | { type: 'OneUseTokenConsumed'; data: { consumed_at: string } };
+  | { type: 'OneUseTokenConsumed'; data: { consumed_at: string } }
+  /** A spent step-up given back: the action it was spent on failed to be recorded (CommandExecutor's OneUseSpend). */
+  | { type: 'OneUseTokenReleased'; data: { released_at: string } };
 
 export interface OneUseTokenState {
   issued: Extract<OneUseTokenEvent, { type: 'OneUseTokenIssued' }>['data'] | null;
@@ -77,7 +79,8 @@ export interface OneUseTokenState {
 
 export type OneUseTokenCommand =
   | { kind: 'IssueToken'; issued: Extract<OneUseTokenEvent, { type: 'OneUseTokenIssued' }>['data'] }
-  | { kind: 'ConsumeToken'; expect: { kind: TokenKind; purpose?: string; session_id?: string } };
+  | { kind: 'ConsumeToken'; expect: { kind: TokenKind; purpose?: string; session_id?: string } }
+  | { kind: 'ReleaseToken' };
 
 /** Why a token was refused: every case answers the same way to the caller (no oracle), the reason is for logs. */
 export class TokenRefused extends RuleViolation {
@@ -88,11 +91,24 @@ export class TokenRefused extends RuleViolation {
 
 export const oneUseTokenDecider: Decider<OneUseTokenCommand, OneUseTokenState, OneUseTokenEvent> = {
   initialState: () => ({ issued: null, consumed: false }),
-  evolve: (s, e) => (e.type === 'OneUseTokenIssued' ? { ...s, issued: e.data } : { ...s, consumed: true }),
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'OneUseTokenIssued':
+        return { ...s, issued: e.data };
+      case 'OneUseTokenConsumed':
+        return { ...s, consumed: true };
+      case 'OneUseTokenReleased':
+        return { ...s, consumed: false };
+    }
+  },
   decide: (c, s, { now }) => {
     if (c.kind === 'IssueToken') {
       if (s.issued) throw new StateConflict('The token exists.');
       return [{ type: 'OneUseTokenIssued', data: c.issued }];
+    }
+    if (c.kind === 'ReleaseToken') {
+      // Only a spent step-up goes back; nothing to give back is no event (a release may be retried).
+      return s.issued?.kind === 'STEP_UP' && s.consumed ? [{ type: 'OneUseTokenReleased', data: { released_at: now.toISOString() } }] : [];
     }
     const t = s.issued;
     if (!t) throw new TokenRefused('UNKNOWN');
