@@ -53,6 +53,28 @@ export class IdentitySessions1764000001100 implements MigrationInterface {
   }
 }
 
+/**
+ * Each session's last authenticated request, written by SessionActivity (identity.services.ts) at most once a minute
+ * per session. Not projected from events (no event per request): the projector's reset leaves it alone.
+ */
+export class IdentitySessionActivity1764000009700 implements MigrationInterface {
+  name = 'IdentitySessionActivity1764000009700';
+  async up(q: QueryRunner): Promise<void> {
+    await q.createTable(
+      new Table({
+        name: 'identity_session_activity',
+        columns: [
+          { name: 'session_id', type: 'varchar', length: '32', isPrimary: true },
+          { name: 'last_seen_at', type: 'varchar', length: '40' },
+        ],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('identity_session_activity');
+  }
+}
+
 export class IdentitySessionsProjector implements Projector {
   readonly name = 'identity-sessions';
   readonly handles = ['SessionStarted', 'SessionRevoked', 'SessionsRevoked'] as const;
@@ -90,6 +112,6 @@ export class IdentitySessionsProjector implements Projector {
 export const identitySessionsReadModel: ReadModelDefinition = {
   name: 'identity-sessions',
   entities: [],
-  migrations: [IdentitySessions1764000001100],
+  migrations: [IdentitySessions1764000001100, IdentitySessionActivity1764000009700],
   projector: IdentitySessionsProjector,
 };

@@ -37,7 +37,7 @@ describe('identity on PostgreSQL read models', () => {
     const auth = { authorization: `Bearer ${login.json().access_token}` };
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/identity/contact', headers: auth })).json()).toMatchObject({ email, email_verified: true });
     const events = await t.app.inject({ method: 'GET', url: '/api/v1/auth/events', headers: auth });
-    expect(events.json().items[0]).toMatchObject({ event_type: 'LOGIN_SUCCEEDED', current_session: true, session_status: 'ACTIVE' });
+    expect(events.json().items[0]).toMatchObject({ event_type: 'LOGIN_SUCCEEDED', current_session: true, session_status: 'ACTIVE', last_seen_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     const stepUp = await t.app.inject({ method: 'POST', url: '/api/v1/auth/step-up', headers: auth, payload: { purpose: 'ACCOUNT_CLOSURE', password } });
     expect(stepUp.statusCode).toBe(201);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/auth/events', headers: auth })).json().items[0]).toMatchObject({ event_type: 'STEP_UP_ISSUED', authentication_method: 'PASSWORD', purpose: 'ACCOUNT_CLOSURE' });

@@ -30,7 +30,7 @@ import {
 } from './commands/identity.commands';
 import { IdentityController } from './identity.controller';
 import { passwordPolicyIssues } from './security/password-policy';
-import { IdentityCrypto, LoginThrottle, SessionPrincipalResolver, StepUpService } from './identity.services';
+import { IdentityCrypto, LoginThrottle, SessionActivity, SessionPrincipalResolver, StepUpService } from './identity.services';
 import {
   GetAccountHandler,
   GetActiveWorkspaceHandler,
@@ -52,6 +52,7 @@ import { IsTenantMemberHandler } from './queries/tenant-membership';
     LoginThrottle,
     SessionPrincipalResolver,
     StepUpService,
+    SessionActivity,
     deliveryPortProvider,
     { provide: PRINCIPAL_RESOLVER, useExisting: SessionPrincipalResolver },
     { provide: STEP_UP_VERIFIER, useExisting: StepUpService },

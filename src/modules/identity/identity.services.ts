@@ -47,6 +47,52 @@ interface PrincipalRow {
   platform_role: 'ADMIN' | null;
 }
 
+/** How often a session's last activity is written at most: finer than a minute tells a person nothing more. */
+export const SESSION_ACTIVITY_INTERVAL_MS = 60_000;
+/** Sessions remembered as recently written; past this the stale ones are forgotten (a later write is harmless). */
+const SESSION_ACTIVITY_MEMORY = 10_000;
+
+/**
+ * A session's last activity (`last_seen_at` of the authentication history) without an event per request: a plain
+ * row per session in `identity_session_activity`, written on an authenticated request at most once a minute per
+ * session. This node remembers when it last wrote each session and skips writes within the minute; nodes share the
+ * table, and the upsert only ever moves the time forward, so two nodes serving one session cannot move it back.
+ * Activity is operational state, not a fact of the log: it is not replayed, a rebuild of the sessions read model
+ * keeps it, and it may lag the truth by up to a minute.
+ */
+@Injectable()
+export class SessionActivity {
+  private readonly written = new Map<string, number>();
+
+  constructor(
+    private readonly db: ReadModelDatabase,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
+  ) {}
+
+  async seen(session_id: string): Promise<void> {
+    const now = this.clock();
+    const at = now.getTime();
+    const last = this.written.get(session_id);
+    if (last !== undefined && at - last < SESSION_ACTIVITY_INTERVAL_MS) return;
+    this.written.set(session_id, at);
+    if (this.written.size > SESSION_ACTIVITY_MEMORY) this.forgetStale(at);
+    await this.db.transaction((tx) =>
+      tx.query(
+        this.db.sql(
+          `INSERT INTO identity_session_activity (session_id, last_seen_at) VALUES (?, ?)
+           ON CONFLICT (session_id) DO UPDATE SET last_seen_at = excluded.last_seen_at
+           WHERE excluded.last_seen_at > identity_session_activity.last_seen_at`,
+        ),
+        [session_id, now.toISOString()],
+      ),
+    );
+  }
+
+  private forgetStale(at: number): void {
+    for (const [session_id, written] of this.written) if (at - written >= SESSION_ACTIVITY_INTERVAL_MS) this.written.delete(session_id);
+  }
+}
+
 /**
  * Live session by token hash: active, not expired, on an active account. The session's own stream has the last word
  * on revocation, so a logout holds at once even when the read model lags behind.
@@ -56,6 +102,7 @@ export class SessionPrincipalResolver implements PrincipalResolver {
   constructor(
     private readonly db: ReadModelDatabase,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly activity: SessionActivity,
   ) {}
 
   async resolve(tokenHash: string): Promise<Principal | null> {
@@ -71,6 +118,7 @@ export class SessionPrincipalResolver implements PrincipalResolver {
     if (!row || Date.parse(row.expires_at) <= Date.now()) return null;
     const [last] = await this.store.readStream(sessionStream(row.session_id), { direction: 'backwards', maxCount: 1 });
     if (!last || last.type === 'SessionRevoked') return null;
+    await this.activity.seen(row.session_id);
     return { session_id: row.session_id, profile_uuid: row.profile_uuid, tenant_uuid: row.tenant_uuid, platform_role: row.platform_role ?? null };
   }
 }

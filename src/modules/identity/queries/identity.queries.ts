@@ -16,6 +16,8 @@ interface EventWithSession extends AuthEventRow {
   revoked_at: string | null;
   s_device_name: string | null;
   s_device_platform: string | null;
+  /** The session's last authenticated request (SessionActivity), null before its first one or without a session. */
+  last_seen_at: string | null;
 }
 
 @QueryHandler(ListAuthenticationEvents)
@@ -27,8 +29,10 @@ export class ListAuthenticationEventsHandler implements IQueryHandler<ListAuthen
     if (after !== null && !/^\d{20}$/.test(after)) decodeCursor('!', 1);
     const rows: EventWithSession[] = await this.db.reader.query(
       this.db.sql(
-        `SELECT e.*, s.status AS session_status, s.revoked_at AS revoked_at, s.device_name AS s_device_name, s.device_platform AS s_device_platform
+        `SELECT e.*, s.status AS session_status, s.revoked_at AS revoked_at, s.device_name AS s_device_name, s.device_platform AS s_device_platform,
+                act.last_seen_at AS last_seen_at
          FROM identity_auth_events e LEFT JOIN identity_sessions s ON s.session_id = e.session_id
+         LEFT JOIN identity_session_activity act ON act.session_id = e.session_id
          WHERE e.profile_uuid = ? ${after ? 'AND e.position < ?' : ''} ORDER BY e.position DESC LIMIT ?`,
       ),
       after ? [principal.profile_uuid, after, limit + 1] : [principal.profile_uuid, limit + 1],
@@ -43,7 +47,7 @@ export class ListAuthenticationEventsHandler implements IQueryHandler<ListAuthen
       device: { name: r.device_name ?? r.s_device_name ?? 'Unknown client', platform: r.device_platform ?? r.s_device_platform ?? 'Unknown platform' },
       session_status: r.session_status ?? 'NONE',
       current_session: r.session_id !== null && r.session_id === principal.session_id,
-      last_seen_at: null,
+      last_seen_at: r.last_seen_at ?? null,
       occurred_at: r.occurred_at,
       revoked_at: r.revoked_at ?? null,
     }));
