@@ -1,5 +1,5 @@
 /** Tenants, tenant authorities, workspaces and their members: who may see and do what where. */
-import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Table, TableColumn, TableIndex, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
@@ -11,6 +11,15 @@ export interface WorkspaceRow {
   name: string;
   owner_profile_uuid: string;
   created_at: string;
+  /** The workspace stream's revision: what a membership change passes as `expected_version`. */
+  version: number;
+}
+
+export interface WorkspaceMemberRow {
+  workspace_uuid: string;
+  profile_uuid: string;
+  role: string;
+  joined_at: string;
 }
 
 export class IdentityTenancy1764000001300 implements MigrationInterface {
@@ -56,9 +65,23 @@ export class IdentityTenancy1764000001300 implements MigrationInterface {
   }
 }
 
+/** Workspace membership changes (issue 18): the workspace's version, and the member list's page order. */
+export class IdentityWorkspaceMembers1764000009800 implements MigrationInterface {
+  name = 'IdentityWorkspaceMembers1764000009800';
+  async up(q: QueryRunner): Promise<void> {
+    // Every existing workspace has only its WorkspaceCreated event: revision 0.
+    await q.addColumn('identity_workspaces', new TableColumn({ name: 'version', type: 'integer', default: 0 }));
+    await q.createIndex('identity_workspace_members', new TableIndex({ name: 'idx_identity_members_page', columnNames: ['workspace_uuid', 'joined_at', 'profile_uuid'] }));
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropIndex('identity_workspace_members', 'idx_identity_members_page');
+    await q.dropColumn('identity_workspaces', 'version');
+  }
+}
+
 export class IdentityTenancyProjector implements Projector {
   readonly name = 'identity-tenancy';
-  readonly handles = ['TenantCreated', 'TenantAuthorityAssigned', 'WorkspaceCreated'] as const;
+  readonly handles = ['TenantCreated', 'TenantAuthorityAssigned', 'WorkspaceCreated', 'WorkspaceMemberAdded', 'WorkspaceMemberRoleChanged', 'WorkspaceMemberRemoved', 'WorkspaceMemberLeft'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const d = event.data as Record<string, string>;
@@ -82,7 +105,24 @@ export class IdentityTenancyProjector implements Projector {
         ]);
         await q(`INSERT INTO identity_workspace_members (workspace_uuid, profile_uuid, role, joined_at) VALUES (?, ?, 'OWNER', ?)`, [d.workspace_uuid, d.owner_profile_uuid, event.occurred_at]);
         return;
+      case 'WorkspaceMemberAdded':
+        await q('INSERT INTO identity_workspace_members (workspace_uuid, profile_uuid, role, joined_at) VALUES (?, ?, ?, ?)', [d.workspace_uuid, d.profile_uuid, d.role, event.occurred_at]);
+        await this.versioned(q, d.workspace_uuid, event);
+        return;
+      case 'WorkspaceMemberRoleChanged':
+        await q('UPDATE identity_workspace_members SET role = ? WHERE workspace_uuid = ? AND profile_uuid = ?', [d.role, d.workspace_uuid, d.profile_uuid]);
+        await this.versioned(q, d.workspace_uuid, event);
+        return;
+      case 'WorkspaceMemberRemoved':
+      case 'WorkspaceMemberLeft':
+        await q('DELETE FROM identity_workspace_members WHERE workspace_uuid = ? AND profile_uuid = ?', [d.workspace_uuid, d.profile_uuid]);
+        await this.versioned(q, d.workspace_uuid, event);
+        return;
     }
+  }
+
+  private async versioned(q: (sql: string, params: unknown[]) => Promise<unknown>, workspace_uuid: string, event: RecordedEvent): Promise<void> {
+    await q('UPDATE identity_workspaces SET version = ? WHERE workspace_uuid = ?', [Number(event.revision), workspace_uuid]);
   }
 
   async reset(tx: EntityManager): Promise<void> {
@@ -93,6 +133,6 @@ export class IdentityTenancyProjector implements Projector {
 export const identityTenancyReadModel: ReadModelDefinition = {
   name: 'identity-tenancy',
   entities: [],
-  migrations: [IdentityTenancy1764000001300],
+  migrations: [IdentityTenancy1764000001300, IdentityWorkspaceMembers1764000009800],
   projector: IdentityTenancyProjector,
 };

@@ -134,9 +134,13 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
       occurred_at: event.occurred_at,
       data: event.data as Record<string, unknown>,
     };
-    const needed = factsNeeded(e);
     const facts = new Map<string, FactValue>();
-    if (needed.length > 0) {
+    // Facts can name facts (a binding names its workspace): ask again with what was loaded until nothing is new.
+    const asked = new Set<string>();
+    for (let round = 0; round < 3; round++) {
+      const needed = factsNeeded(e, facts).filter((k) => !asked.has(factId(k)));
+      if (needed.length === 0) break;
+      for (const k of needed) asked.add(factId(k));
       const rows: Array<{ scope: string; fact_key: string; value: string }> = await q(
         `SELECT scope, fact_key, value FROM notification_inbox_facts WHERE ${needed.map(() => '(scope = ? AND fact_key = ?)').join(' OR ')}`,
         needed.flatMap((k) => [k.scope, k.key]),

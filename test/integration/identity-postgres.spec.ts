@@ -5,6 +5,7 @@ import { ReadModelDatabase } from '../../src/platform/read-model/read-model.data
 import { startTestApp, type TestApp } from '../support/app';
 import { hex32 } from '../support/events';
 import { TEST_DATABASE_URL } from '../support/databases';
+import { registerTrader } from '../support/traders';
 
 describe('identity on PostgreSQL read models', () => {
   const schema = `t_${hex32().slice(0, 16)}`;
@@ -44,6 +45,17 @@ describe('identity on PostgreSQL read models', () => {
     const ws = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: auth, payload: { name: 'Desk' } });
     expect(ws.statusCode).toBe(201);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: auth })).json().items).toHaveLength(1);
+    // Membership on PostgreSQL: add a second account, page the list, the version column moves.
+    const w = ws.json().workspace_id as string;
+    const bob = await registerTrader(t);
+    const bobProfile = (await t.app.inject({ method: 'GET', url: '/api/v1/identity/contact', headers: bob })).json().profile_uuid as string;
+    const added = await t.app.inject({ method: 'POST', url: `/api/v1/workspaces/${w}/members`, headers: auth, payload: { profile_uuid: bobProfile, role: 'ADMIN', expected_version: 0 } });
+    expect(added.json()).toMatchObject({ role: 'ADMIN', version: 1 });
+    const page = await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${w}/members?limit=1`, headers: auth });
+    expect(page.json()).toMatchObject({ version: 1, items: [{ role: 'OWNER' }], next_cursor: expect.any(String) });
+    const rest = await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${w}/members?limit=1&cursor=${page.json().next_cursor}`, headers: auth });
+    expect(rest.json().items).toEqual([expect.objectContaining({ profile_uuid: bobProfile, role: 'ADMIN' })]);
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/workspaces/${w}/leave`, headers: auth, payload: { expected_version: 1 } })).statusCode).toBe(422);
     expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/auth/sessions/${login.json().session_id}`, headers: auth })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/identity/contact', headers: auth })).statusCode).toBe(401);
     const tables: Array<{ table_name: string }> = await t.app.get(ReadModelDatabase).reader.query(

@@ -29,10 +29,13 @@ class Inbox {
   }
 
   apply(e: SourceEvent): InboxChange[] {
+    // As the projector: facts may name further facts (a binding's workspace), asked for again with what was loaded.
     const facts = new Map<string, FactValue>();
-    for (const k of factsNeeded(e)) {
-      const v = this.facts.get(factId(k));
-      if (v) facts.set(factId(k), v);
+    for (let round = 0; round < 3; round++) {
+      for (const k of factsNeeded(e, facts)) {
+        const v = this.facts.get(factId(k));
+        if (v) facts.set(factId(k), v);
+      }
     }
     const changes = plan(e, facts);
     for (const c of changes) {
@@ -273,6 +276,32 @@ describe('AI-agent wallet rules', () => {
     const single = setup(P1).emit('AiWalletApprovalRequested', stream, { approval });
     expect(single.map((n) => n.profile_uuid)).toEqual([P1]);
     expect(JSON.stringify([...inbox.rows.values()])).not.toContain(HASH64);
+  });
+
+  it('tells the workspace\'s owners as they are now: a new owner is told, a removed one no longer', () => {
+    const inbox = setup();
+    const wsStream = `identity-workspace-${ws}`;
+    const [added] = inbox.emit('WorkspaceMemberAdded', wsStream, { workspace_uuid: ws, profile_uuid: P3, role: 'OWNER', added_by_profile_uuid: P1 });
+    expect(added).toMatchObject({ type: 'WORKSPACE_MEMBER_ADDED', profile_uuid: P3, reference: ws, href: `/api/v1/workspaces/${ws}/members` });
+    expect(added.message).toBe('You were added to workspace "Treasury" as an owner.');
+    const [removed] = inbox.emit('WorkspaceMemberRemoved', wsStream, { workspace_uuid: ws, profile_uuid: P1, role: 'OWNER', removed_by_profile_uuid: P3 });
+    expect(removed).toMatchObject({ type: 'WORKSPACE_MEMBER_REMOVED', profile_uuid: P1 });
+    const approval = { approval_uuid: hex('approval-2'), binding_uuid: binding, intent_uuid: hex('intent-2'), asset_code: 'ETH', amount: '1', destination_reference: '0x52908400098527886E0F7030069857D2E4169EE7', expires_at: '2026-11-22T10:15:00.000Z' };
+    const asked = inbox.emit('AiWalletApprovalRequested', stream, { approval });
+    expect(asked.map((n) => n.profile_uuid).sort()).toEqual([P2, P3].sort());
+    // Leaving tells nobody (it is the member's own doing) but the owner is gone from the recipients all the same.
+    expect(inbox.emit('WorkspaceMemberLeft', wsStream, { workspace_uuid: ws, profile_uuid: P3, role: 'OWNER' })).toEqual([]);
+    const [changed] = inbox.emit('WorkspaceMemberRoleChanged', wsStream, { workspace_uuid: ws, profile_uuid: P2, role: 'ADMIN', previous_role: 'MEMBER', changed_by_profile_uuid: P3 });
+    expect(changed.message).toBe('You are now an admin of workspace "Treasury" (was a member).');
+    const later = inbox.emit('AiWalletIntentExpired', stream, { binding_uuid: binding, intent_uuid: hex('intent-3'), approval_uuid: null, expired_at: '2026-11-22T11:00:00.000Z' });
+    expect(later.map((n) => n.profile_uuid)).toEqual([P2]);
+  });
+
+  it('keeps telling the owner a binding fact recorded before workspaces had members (workspace_owner)', () => {
+    const inbox = new Inbox();
+    inbox.facts.set(`binding/${binding}`, { owner: P2, workspace_owner: P1, label: 'old-agent' });
+    const approval = { approval_uuid: hex('approval-3'), binding_uuid: binding, intent_uuid: hex('intent-4'), asset_code: 'ETH', amount: '1', destination_reference: '0x52908400098527886E0F7030069857D2E4169EE7', expires_at: '2026-11-22T10:15:00.000Z' };
+    expect(inbox.emit('AiWalletApprovalRequested', stream, { approval }).map((n) => n.profile_uuid).sort()).toEqual([P1, P2].sort());
   });
 
   it('denials reach the person who asked too; expiries say whether an approval was waiting', () => {

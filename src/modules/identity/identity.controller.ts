@@ -1,5 +1,5 @@
 /** Identity over HTTP: PLATFORM.md sections 5 and 6 (registration, activation, sessions, TOTP, step-up, contact, closure, tenancy). */
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -27,6 +27,12 @@ import {
   AccountClosureRequest,
   AccountRegistrationRequest,
   ActiveWorkspaceRequest,
+  AddWorkspaceMemberRequest,
+  ChangeWorkspaceMemberRoleRequest,
+  LeaveWorkspaceRequest,
+  RemoveWorkspaceMemberQuery,
+  WorkspaceMemberParam,
+  WorkspaceParam,
   AssignTenantAuthorityRequest,
   AuthenticatorConfirmationRequest,
   AuthenticatorDisableRequest,
@@ -41,7 +47,8 @@ import {
   TenantParam,
   VerifyTokenRequest,
 } from './dto/identity.dto';
-import { GetAccount, GetActiveWorkspace, ListAuthenticationEvents, ListTenantAuthorities, ListWorkspaces } from './queries/identity.queries';
+import { GetAccount, GetActiveWorkspace, ListAuthenticationEvents, ListTenantAuthorities, ListWorkspaceMembers, ListWorkspaces } from './queries/identity.queries';
+import { AddWorkspaceMember, ChangeWorkspaceMemberRole, LeaveWorkspace, RemoveWorkspaceMember, type WorkspaceMemberChange } from './commands/workspace-members.commands';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { accountDecider } from './domain/account';
 import { accountStream } from './domain/identity.constants';
@@ -210,5 +217,32 @@ export class IdentityController {
   @Get('workspaces/active')
   activeWorkspace(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetActiveWorkspace(principal));
+  }
+
+  /** The workspace's members, longest-standing first, and its `version` for the next change. */
+  @Get('workspaces/:workspace_id/members')
+  members(@Param() params: WorkspaceParam, @Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListWorkspaceMembers(principal, params.workspace_id, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
+  }
+
+  @Post('workspaces/:workspace_id/members')
+  addMember(@Param() params: WorkspaceParam, @Body() body: AddWorkspaceMemberRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+    return this.commandBus.execute(new AddWorkspaceMember(principal, params.workspace_id, body.profile_uuid, body.role, body.expected_version));
+  }
+
+  @Patch('workspaces/:workspace_id/members/:profile_uuid')
+  changeMemberRole(@Param() params: WorkspaceMemberParam, @Body() body: ChangeWorkspaceMemberRoleRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+    return this.commandBus.execute(new ChangeWorkspaceMemberRole(principal, params.workspace_id, params.profile_uuid, body.role, body.expected_version));
+  }
+
+  @Delete('workspaces/:workspace_id/members/:profile_uuid')
+  removeMember(@Param() params: WorkspaceMemberParam, @Query() query: RemoveWorkspaceMemberQuery, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+    return this.commandBus.execute(new RemoveWorkspaceMember(principal, params.workspace_id, params.profile_uuid, Number(query.expected_version)));
+  }
+
+  @Post('workspaces/:workspace_id/leave')
+  @HttpCode(200)
+  leave(@Param() params: WorkspaceParam, @Body() body: LeaveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+    return this.commandBus.execute(new LeaveWorkspace(principal, params.workspace_id, body.expected_version));
   }
 }

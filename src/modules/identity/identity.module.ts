@@ -40,8 +40,10 @@ import {
   GetWorkspaceMembershipHandler,
   ListTenantAuthoritiesHandler,
   ListWorkspacesHandler,
+  ListWorkspaceMembersHandler,
 } from './queries/identity.queries';
 import { IsTenantMemberHandler } from './queries/tenant-membership';
+import { AddWorkspaceMemberHandler, ChangeWorkspaceMemberRoleHandler, LeaveWorkspaceHandler, RemoveWorkspaceMemberHandler } from './commands/workspace-members.commands';
 
 // Global: every module's guards reach the PrincipalResolver and StepUpVerifier it exports.
 @Global()
@@ -73,6 +75,11 @@ import { IsTenantMemberHandler } from './queries/tenant-membership';
     AssignTenantAuthorityHandler,
     CreateWorkspaceHandler,
     SelectActiveWorkspaceHandler,
+    AddWorkspaceMemberHandler,
+    ChangeWorkspaceMemberRoleHandler,
+    RemoveWorkspaceMemberHandler,
+    LeaveWorkspaceHandler,
+    ListWorkspaceMembersHandler,
     ListAuthenticationEventsHandler,
     GetAccountHandler,
     ListWorkspacesHandler,

@@ -9,7 +9,8 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/p
 import { nextId } from '../../../platform/context/request-context';
 import { PlatformError } from '../../../platform/errors';
 import { accountDecider, type AccountState } from '../domain/account';
-import { tenantDecider, workspaceDecider } from '../domain/access';
+import { tenantDecider } from '../domain/access';
+import { workspaceDecider } from '../domain/workspace';
 import { accountStream, tenantStream, workspaceStream } from '../domain/identity.constants';
 import { IdentityCrypto, LoginThrottle, StepUpService } from '../identity.services';
 import { reauthenticate } from './identity.commands';
@@ -187,7 +188,7 @@ export class CreateWorkspaceHandler implements ICommandHandler<CreateWorkspace> 
 
   async execute({ principal, name }: CreateWorkspace): Promise<object> {
     const workspace_uuid = nextId();
-    const outcome = await this.commands.execute(workspaceStream(workspace_uuid), workspaceDecider, { workspace_uuid, tenant_uuid: principal.tenant_uuid, name, owner_profile_uuid: principal.profile_uuid });
+    const outcome = await this.commands.execute(workspaceStream(workspace_uuid), workspaceDecider, { kind: 'CreateWorkspace', workspace_uuid, tenant_uuid: principal.tenant_uuid, name, owner_profile_uuid: principal.profile_uuid });
     return { workspace_id: workspace_uuid, tenant_uuid: principal.tenant_uuid, name, role: 'OWNER', created: outcome.events[0].occurred_at };
   }
 }

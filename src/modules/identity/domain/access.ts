@@ -1,6 +1,6 @@
 /**
  * The smaller identity aggregates: the email claim (uniqueness), sessions, one-use tokens (step-up, activation,
- * contact change), tenants with their authorities, and workspaces. Pure decide/evolve.
+ * contact change), tenants with their authorities (workspaces: workspace.ts). Pure decide/evolve.
  */
 import type { Decider } from '../../../platform/command/decider';
 import { PlatformError, RuleViolation, StateConflict } from '../../../platform/errors';
@@ -181,16 +181,5 @@ export const tenantDecider: Decider<TenantCommand, TenantState, TenantEvent> = {
         data: { tenant_uuid: c.tenant_uuid, profile_uuid: c.profile_uuid, role_code: c.role_code, reason: c.reason, assigned_by_profile_uuid: c.actor_profile_uuid },
       },
     ];
-  },
-};
-
-// --- workspaces ------------------------------------------------------------------------------------------------
-export type WorkspaceEvent = { type: 'WorkspaceCreated'; data: { workspace_uuid: string; tenant_uuid: string; name: string; owner_profile_uuid: string } };
-export const workspaceDecider: Decider<{ workspace_uuid: string; tenant_uuid: string; name: string; owner_profile_uuid: string }, { exists: boolean }, WorkspaceEvent> = {
-  initialState: () => ({ exists: false }),
-  evolve: () => ({ exists: true }),
-  decide: (c, s) => {
-    if (s.exists) throw new StateConflict('The workspace exists.');
-    return [{ type: 'WorkspaceCreated', data: { ...c } }];
   },
 };

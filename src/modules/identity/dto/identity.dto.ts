@@ -1,9 +1,10 @@
 /** Identity's request shapes (seeds document 001, "Identity and accounts"; PLATFORM.md section 5). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Equals, IsEmail, IsIn, IsNotEmptyObject, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Equals, IsEmail, IsIn, IsInt, IsNotEmptyObject, IsString, Length, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 import { STEP_UP_PURPOSES } from '../domain/identity.constants';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../domain/workspace';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 
@@ -171,6 +172,54 @@ export class CreateWorkspaceRequest {
 export class ActiveWorkspaceRequest {
   @ApiProperty() @Matches(HEX32, { message: 'workspace_id must be 32 lowercase hex characters' })
   workspace_id!: string;
+}
+
+const EXPECTED_VERSION = 'The workspace version the change is based on (`version` of the member list); a newer one answers 409 VERSION_CONFLICT.';
+
+@NoExtraFields()
+export class AddWorkspaceMemberRequest {
+  @ApiProperty({ description: 'A member of the workspace\'s tenant.' }) @Matches(HEX32, { message: 'profile_uuid must be 32 lowercase hex characters' })
+  profile_uuid!: string;
+
+  @ApiProperty({ enum: WORKSPACE_ROLES }) @IsIn(WORKSPACE_ROLES, { message: `role must be one of ${WORKSPACE_ROLES.join(', ')}` })
+  role!: WorkspaceRole;
+
+  @ApiProperty({ description: EXPECTED_VERSION, minimum: 0 }) @IsInt() @Min(0)
+  expected_version!: number;
+}
+
+@NoExtraFields()
+export class ChangeWorkspaceMemberRoleRequest {
+  @ApiProperty({ enum: WORKSPACE_ROLES }) @IsIn(WORKSPACE_ROLES, { message: `role must be one of ${WORKSPACE_ROLES.join(', ')}` })
+  role!: WorkspaceRole;
+
+  @ApiProperty({ description: EXPECTED_VERSION, minimum: 0 }) @IsInt() @Min(0)
+  expected_version!: number;
+}
+
+@NoExtraFields()
+export class LeaveWorkspaceRequest {
+  @ApiProperty({ description: EXPECTED_VERSION, minimum: 0 }) @IsInt() @Min(0)
+  expected_version!: number;
+}
+
+/** DELETE carries no body: the version travels in the query string (a string there, checked as a whole number). */
+export class RemoveWorkspaceMemberQuery {
+  @ApiProperty({ description: EXPECTED_VERSION, type: 'integer', minimum: 0 }) @Matches(/^(0|[1-9]\d{0,17})$/, { message: 'expected_version must be a whole number >= 0' })
+  expected_version!: string;
+}
+
+export class WorkspaceParam {
+  @Matches(HEX32, { message: 'workspace_id must be 32 lowercase hex characters' })
+  workspace_id!: string;
+}
+
+export class WorkspaceMemberParam {
+  @Matches(HEX32, { message: 'workspace_id must be 32 lowercase hex characters' })
+  workspace_id!: string;
+
+  @Matches(HEX32, { message: 'profile_uuid must be 32 lowercase hex characters' })
+  profile_uuid!: string;
 }
 
 export class Hex32Param {

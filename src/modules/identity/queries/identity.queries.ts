@@ -117,6 +117,41 @@ export class GetWorkspaceMembershipHandler implements IQueryHandler<GetWorkspace
   }
 }
 
+export class ListWorkspaceMembers {
+  constructor(readonly principal: Principal, readonly workspace_id: string, readonly limit: number, readonly cursor: string | undefined) {}
+}
+
+export interface WorkspaceMemberView {
+  profile_uuid: string;
+  role: string;
+  joined_at: string;
+}
+
+/** A workspace's members, longest-standing first; only its members see them (404 for everyone else). */
+@QueryHandler(ListWorkspaceMembers)
+export class ListWorkspaceMembersHandler implements IQueryHandler<ListWorkspaceMembers> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, workspace_id, limit, cursor }: ListWorkspaceMembers): Promise<{ workspace_id: string; version: number; items: WorkspaceMemberView[]; next_cursor?: string }> {
+    const workspaces: Array<{ version: number }> = await this.db.reader.query(
+      this.db.sql(`SELECT w.version FROM identity_workspaces w JOIN identity_workspace_members m ON m.workspace_uuid = w.workspace_uuid WHERE w.workspace_uuid = ? AND m.profile_uuid = ?`),
+      [workspace_id, principal.profile_uuid],
+    );
+    if (workspaces.length === 0) throw new PlatformError('NOT_FOUND', 'No such workspace.');
+    const after = cursor ? decodeCursor(cursor, 2).map(String) : null;
+    const rows: WorkspaceMemberView[] = await this.db.reader.query(
+      this.db.sql(
+        `SELECT profile_uuid, role, joined_at FROM identity_workspace_members WHERE workspace_uuid = ?
+         ${after ? 'AND (joined_at > ? OR (joined_at = ? AND profile_uuid > ?))' : ''} ORDER BY joined_at, profile_uuid LIMIT ?`,
+      ),
+      after ? [workspace_id, after[0], after[0], after[1], limit + 1] : [workspace_id, limit + 1],
+    );
+    const items = rows.slice(0, limit).map((r) => ({ profile_uuid: r.profile_uuid, role: r.role, joined_at: r.joined_at }));
+    const last = items[items.length - 1];
+    return { workspace_id, version: Number(workspaces[0].version), items, ...(rows.length > limit ? { next_cursor: encodeCursor([last.joined_at, last.profile_uuid]) } : {}) };
+  }
+}
+
 export class GetActiveWorkspace {
   constructor(readonly principal: Principal) {}
 }

@@ -27,6 +27,10 @@ export const NOTIFICATION_TYPES = {
   SECURITY_ACCOUNT_CLOSURE_SCHEDULED: 'identity',
   SECURITY_ACCOUNT_CLOSURE_CANCELLED: 'identity',
   SECURITY_ACCOUNT_CLOSURE_COMPLETED: 'identity',
+  // identity: workspace membership
+  WORKSPACE_MEMBER_ADDED: 'identity',
+  WORKSPACE_ROLE_CHANGED: 'identity',
+  WORKSPACE_MEMBER_REMOVED: 'identity',
   // trading
   ORDER_FILLED: 'trading',
   ORDER_PARTIALLY_FILLED: 'trading',

@@ -14,7 +14,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { AccountEvent, Device } from '../../identity/domain/account';
-import type { OneUseTokenEvent, SessionEvent, WorkspaceEvent } from '../../identity/domain/access';
+import type { OneUseTokenEvent, SessionEvent } from '../../identity/domain/access';
+import type { WorkspaceEvent } from '../../identity/domain/workspace';
 import type { MarketEvent } from '../../trading/domain/market';
 import type { EngineCancelCode, OrderCancelledData, OrderFilledData, OrderOpenedData, TradeExecutedData } from '../../trading/domain/engine-events';
 import type { AiWalletApproval, AiWalletBindingCore, AiWalletIntent } from '../../ai-wallets/domain/binding';
@@ -97,12 +98,14 @@ const HREF = {
   intent: (intent_uuid: string) => `/api/v1/ai-wallets/intents/${intent_uuid}`,
   memoryInbox: (collection_uuid: string) => `/api/v1/agentic-memory/collections/${collection_uuid}/inbox`,
   memoryRequest: (request_uuid: string) => `/api/v1/agentic-memory/requests/${request_uuid}`,
+  workspaceMembers: (workspace_uuid: string) => `/api/v1/workspaces/${workspace_uuid}/members`,
 };
 
 export const HANDLED_EVENT_TYPES = [
   // identity
   'SessionStarted', 'LoginFailed', 'AuthenticatorEnrolled', 'AuthenticatorDisabled', 'OneUseTokenIssued', 'SessionRevoked', 'SessionsRevoked',
   'ContactChangeRequested', 'ContactChanged', 'ClosureRequested', 'ClosureCancelled', 'ClosureCompleted', 'WorkspaceCreated',
+  'WorkspaceMemberAdded', 'WorkspaceMemberRoleChanged', 'WorkspaceMemberRemoved', 'WorkspaceMemberLeft',
   // trading
   'MarketCreated', 'OrderOpened', 'TradeExecuted', 'OrderFilled', 'OrderCancelled',
   // AI-agent wallets
@@ -134,9 +137,23 @@ const id32 = (v: unknown): string | null => (typeof v === 'string' && HEX32.test
 type Data<T> = T extends { data: infer D } ? D : never;
 type OfType<U, K> = Data<Extract<U, { type: K }>>;
 
-export function factsNeeded(e: SourceEvent): FactKey[] {
+/**
+ * The facts `plan` reads for an event. Called again with what was loaded, for facts named by facts (a binding's or a
+ * collection's workspace, whose owners are the recipients today, not when the binding was made); the projector stops
+ * when nothing new is named.
+ */
+export function factsNeeded(e: SourceEvent, known: Facts = new Map()): FactKey[] {
   const d = e.data as Record<string, any>;
+  const workspaceOf = (scope: FactScope, key: unknown): FactKey[] => {
+    const workspace = id32(get(known, scope, String(key))?.workspace);
+    return workspace ? [{ scope: 'workspace', key: workspace }] : [];
+  };
   switch (e.type) {
+    case 'WorkspaceMemberAdded':
+    case 'WorkspaceMemberRoleChanged':
+    case 'WorkspaceMemberRemoved':
+    case 'WorkspaceMemberLeft':
+      return id32(d.workspace_uuid) ? [{ scope: 'workspace', key: d.workspace_uuid }] : [];
     case 'SessionStarted':
       return id32(d.profile_uuid) ? [{ scope: 'devices', key: d.profile_uuid }] : [];
     case 'LoginFailed': {
@@ -150,20 +167,22 @@ export function factsNeeded(e: SourceEvent): FactKey[] {
     case 'OrderFilled':
     case 'OrderCancelled':
       return [{ scope: 'order', key: String(d.order_uuid) }, { scope: 'market', key: String(d.market_uuid) }];
-    case 'AiWalletBindingCreated':
-      return [{ scope: 'workspace', key: String((d.binding as AiWalletBindingCore | undefined)?.workspace_uuid) }];
-    case 'AiWalletApprovalRequested':
-      return [{ scope: 'binding', key: String((d.approval as AiWalletApproval | undefined)?.binding_uuid) }];
-    case 'AiWalletIntentDenied':
-      return [{ scope: 'binding', key: String((d.intent as AiWalletIntent | undefined)?.binding_uuid) }];
+    case 'AiWalletApprovalRequested': {
+      const binding = String((d.approval as AiWalletApproval | undefined)?.binding_uuid);
+      return [{ scope: 'binding', key: binding }, ...workspaceOf('binding', binding)];
+    }
+    case 'AiWalletIntentDenied': {
+      const binding = String((d.intent as AiWalletIntent | undefined)?.binding_uuid);
+      return [{ scope: 'binding', key: binding }, ...workspaceOf('binding', binding)];
+    }
     case 'AiWalletIntentExpired':
-      return [{ scope: 'binding', key: String(d.binding_uuid) }];
-    case 'AgenticMemoryCollectionCreated':
-      return [{ scope: 'workspace', key: String((d.collection as CollectionCore | undefined)?.workspace_uuid) }];
+      return [{ scope: 'binding', key: String(d.binding_uuid) }, ...workspaceOf('binding', d.binding_uuid)];
     case 'AgenticMemoryCollectionUpdated':
       return [{ scope: 'collection', key: String(d.collection_uuid) }];
-    case 'AgenticMemoryRequestAccepted':
-      return [{ scope: 'collection', key: String((d.request as MemoryRequest | undefined)?.collection_uuid) }];
+    case 'AgenticMemoryRequestAccepted': {
+      const collection = String((d.request as MemoryRequest | undefined)?.collection_uuid);
+      return [{ scope: 'collection', key: collection }, ...workspaceOf('collection', collection)];
+    }
     case 'AgenticMemoryRequestResolved':
       return [{ scope: 'memory-request', key: String(d.request_uuid) }];
     default:
@@ -220,6 +239,10 @@ export function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     case 'ClosureCancelled':
     case 'ClosureCompleted':
     case 'WorkspaceCreated':
+    case 'WorkspaceMemberAdded':
+    case 'WorkspaceMemberRoleChanged':
+    case 'WorkspaceMemberRemoved':
+    case 'WorkspaceMemberLeft':
       return identity(e, facts);
     case 'MarketCreated':
     case 'OrderOpened':
@@ -455,12 +478,61 @@ function identity(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'WorkspaceCreated': {
       if (!from(e, PREFIX.workspace)) return [];
-      const d = e.data as Data<WorkspaceEvent>;
-      return id32(d.workspace_uuid) && id32(d.owner_profile_uuid) ? [fact('workspace', d.workspace_uuid, { owner: d.owner_profile_uuid })] : [];
+      const d = e.data as OfType<WorkspaceEvent, 'WorkspaceCreated'>;
+      return id32(d.workspace_uuid) && id32(d.owner_profile_uuid)
+        ? [fact('workspace', d.workspace_uuid, { owners: [d.owner_profile_uuid], name: untrusted(d.name, 80, 'a workspace') } satisfies WorkspaceFact)]
+        : [];
     }
+    case 'WorkspaceMemberAdded':
+    case 'WorkspaceMemberRoleChanged':
+    case 'WorkspaceMemberRemoved':
+    case 'WorkspaceMemberLeft':
+      return workspaceMembership(e, facts);
     default:
       return [];
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Workspaces: who owns one (the recipients of its agents' and collections' news), and what changed for a member
+
+interface WorkspaceFact {
+  owners: string[];
+  name: string;
+}
+
+/** A workspace's owners now; facts recorded before membership changes existed carry a single `owner`. */
+function workspaceOwners(facts: Facts, workspace_uuid: unknown): string[] | null {
+  const f = get(facts, 'workspace', String(workspace_uuid));
+  if (!f) return null;
+  if (Array.isArray(f.owners)) return f.owners.filter((p): p is string => typeof p === 'string');
+  return typeof f.owner === 'string' ? [f.owner] : [];
+}
+
+const ROLE_WORDS: Record<string, string> = { OWNER: 'an owner', ADMIN: 'an admin', MEMBER: 'a member' };
+
+function workspaceMembership(e: SourceEvent, facts: Facts): InboxChange[] {
+  if (!from(e, PREFIX.workspace)) return [];
+  const d = e.data as { workspace_uuid: string; profile_uuid: string; role: string; previous_role?: string };
+  const known = get(facts, 'workspace', d.workspace_uuid);
+  if (!known || !id32(d.profile_uuid)) return [];
+  const name = typeof known.name === 'string' ? known.name : 'a workspace';
+  const owners = new Set(workspaceOwners(facts, d.workspace_uuid));
+  const stays = e.type === 'WorkspaceMemberAdded' || e.type === 'WorkspaceMemberRoleChanged';
+  if (stays && d.role === 'OWNER') owners.add(d.profile_uuid);
+  else owners.delete(d.profile_uuid);
+  const changes: InboxChange[] = [fact('workspace', d.workspace_uuid, { owners: [...owners], name } satisfies WorkspaceFact)];
+  const role = ROLE_WORDS[d.role] ?? words(d.role);
+  const common = { href: HREF.workspaceMembers(d.workspace_uuid), reference: d.workspace_uuid };
+  // Leaving is the member's own doing: nothing to tell them.
+  if (e.type === 'WorkspaceMemberAdded') {
+    changes.push(notify(e, d.profile_uuid, { type: 'WORKSPACE_MEMBER_ADDED', title: 'Added to a workspace', message: `You were added to workspace "${name}" as ${role}.`, ...common }));
+  } else if (e.type === 'WorkspaceMemberRoleChanged') {
+    changes.push(notify(e, d.profile_uuid, { type: 'WORKSPACE_ROLE_CHANGED', title: 'Workspace role changed', message: `You are now ${role} of workspace "${name}" (was ${ROLE_WORDS[d.previous_role ?? ''] ?? 'another role'}).`, ...common }));
+  } else if (e.type === 'WorkspaceMemberRemoved') {
+    changes.push(notify(e, d.profile_uuid, { type: 'WORKSPACE_MEMBER_REMOVED', title: 'Removed from a workspace', message: `You were removed from workspace "${name}" and no longer see its agent wallets and memory collections.`, href: null, reference: d.workspace_uuid }));
+  }
+  return changes;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -588,9 +660,16 @@ function subtract(a: string, b: string): string {
 
 interface BindingFact {
   owner: string;
-  workspace_owner: string | null;
+  /** The binding's workspace: its owners at the time of each notification are recipients. */
+  workspace?: string;
+  /** Facts recorded before workspaces had several members: the owner when the binding was made. */
+  workspace_owner?: string | null;
   label: string;
 }
+
+/** The owners of the binding's (or collection's) workspace now, or the owner recorded with an older fact. */
+const ownersFor = (facts: Facts, f: { workspace?: string; workspace_owner?: string | null }): string[] =>
+  (f.workspace ? workspaceOwners(facts, f.workspace) : null) ?? (f.workspace_owner ? [f.workspace_owner] : []);
 
 function recipients(...profiles: Array<string | null | undefined>): string[] {
   return [...new Set(profiles.filter((p): p is string => typeof p === 'string' && HEX32.test(p)))];
@@ -602,14 +681,13 @@ function aiWallets(e: SourceEvent, facts: Facts): InboxChange[] {
     case 'AiWalletBindingCreated': {
       const b = e.data.binding as AiWalletBindingCore;
       if (!id32(b?.binding_uuid)) return [];
-      const workspace_owner = (get(facts, 'workspace', b.workspace_uuid)?.owner as string | undefined) ?? null;
-      return [fact('binding', b.binding_uuid, { owner: b.owner_profile_uuid, workspace_owner, label: untrusted(b.agent_label, 60, 'an agent') } satisfies BindingFact)];
+      return [fact('binding', b.binding_uuid, { owner: b.owner_profile_uuid, workspace: b.workspace_uuid, label: untrusted(b.agent_label, 60, 'an agent') } satisfies BindingFact)];
     }
     case 'AiWalletApprovalRequested': {
       const a = e.data.approval as AiWalletApproval;
       const binding = get(facts, 'binding', a?.binding_uuid) as BindingFact | undefined;
       if (!binding || !id32(a.approval_uuid)) return [];
-      return recipients(binding.owner, binding.workspace_owner).map((p) =>
+      return recipients(binding.owner, ...ownersFor(facts, binding)).map((p) =>
         notify(e, p, {
           type: 'AI_WALLET_APPROVAL_REQUESTED',
           title: 'An agent payment waits for your approval',
@@ -623,7 +701,7 @@ function aiWallets(e: SourceEvent, facts: Facts): InboxChange[] {
       const i = e.data.intent as AiWalletIntent;
       const binding = get(facts, 'binding', i?.binding_uuid) as BindingFact | undefined;
       if (!binding || !id32(i.intent_uuid)) return [];
-      return recipients(binding.owner, binding.workspace_owner, i.requested_by_profile_uuid).map((p) =>
+      return recipients(binding.owner, ...ownersFor(facts, binding), i.requested_by_profile_uuid).map((p) =>
         notify(e, p, {
           type: 'AI_WALLET_INTENT_DENIED',
           title: 'Agent intent denied',
@@ -653,7 +731,7 @@ function aiWallets(e: SourceEvent, facts: Facts): InboxChange[] {
             href: HREF.intent(d.intent_uuid),
             reference: d.intent_uuid,
           };
-      return recipients(binding.owner, binding.workspace_owner).map((p) => notify(e, p, content));
+      return recipients(binding.owner, ...ownersFor(facts, binding)).map((p) => notify(e, p, content));
     }
     default:
       return [];
@@ -664,7 +742,10 @@ function aiWallets(e: SourceEvent, facts: Facts): InboxChange[] {
 // Agentic memory: a new request for the publisher, the resolution for the requester
 
 interface CollectionFact {
-  workspace_owner: string | null;
+  /** The collection's workspace: its owners at the time of each request are told. */
+  workspace?: string;
+  /** Facts recorded before workspaces had several members: the owner when the collection was made. */
+  workspace_owner?: string | null;
   title: string;
 }
 
@@ -681,8 +762,7 @@ function memory(e: SourceEvent, facts: Facts): InboxChange[] {
     case 'AgenticMemoryCollectionCreated': {
       const c = e.data.collection as CollectionCore;
       if (!id32(c?.collection_uuid)) return [];
-      const workspace_owner = (get(facts, 'workspace', c.workspace_uuid)?.owner as string | undefined) ?? null;
-      return [fact('collection', c.collection_uuid, { workspace_owner, title: untrusted(c.title, 80, 'a collection') } satisfies CollectionFact)];
+      return [fact('collection', c.collection_uuid, { workspace: c.workspace_uuid, title: untrusted(c.title, 80, 'a collection') } satisfies CollectionFact)];
     }
     case 'AgenticMemoryCollectionUpdated': {
       const d = e.data as { collection_uuid: string; settings: { title?: unknown } };
@@ -698,9 +778,8 @@ function memory(e: SourceEvent, facts: Facts): InboxChange[] {
       const requester = r.requested_by?.type === 'profile' ? id32(r.requested_by.reference) : null;
       const changes: InboxChange[] = [];
       if (requester) changes.push(fact('memory-request', r.request_uuid, { requester, collection: r.collection_uuid, title, request_type: r.request_type } satisfies MemoryRequestFact));
-      const owner = collection?.workspace_owner ?? null;
-      // The publisher learns of requests from others; its own request needs no alert.
-      if (owner && owner !== requester) {
+      // The publisher (the workspace's owners) learns of requests from others; one's own request needs no alert.
+      for (const owner of recipients(...(collection ? ownersFor(facts, collection) : [])).filter((p) => p !== requester)) {
         changes.push(
           notify(e, owner, {
             type: 'MEMORY_REQUEST_RECEIVED',
