@@ -26,6 +26,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     // Errors the router raises before any route runs (a malformed URL) get the envelope too.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => void sendError(reply, request, error, () => undefined),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // request.ip: the right-most X-Forwarded-For address that is not a trusted proxy, or the peer when none is set.
+    ...(options.config.trustedProxies.length > 0 ? { trustProxy: options.config.trustedProxies } : {}),
   });
   const pinoLogger = createPlatformLogger(options.config.logLevel, options.logStream);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, logger: pinoLogger }), adapter, { bodyParser: false, bufferLogs: true });

@@ -75,6 +75,30 @@ export class IdentitySessionActivity1764000009700 implements MigrationInterface 
   }
 }
 
+/**
+ * Throttle counters shared by the deployment's nodes (ThrottleStore in identity.services.ts): rate-limiter-flexible's
+ * own layout for each database (key, points, expiry in ms). Not projected: a rebuild leaves it alone.
+ */
+export class IdentityThrottle1764000009900 implements MigrationInterface {
+  name = 'IdentityThrottle1764000009900';
+  async up(q: QueryRunner): Promise<void> {
+    const postgres = q.connection.options.type === 'postgres';
+    await q.createTable(
+      new Table({
+        name: 'identity_throttle',
+        columns: [
+          { name: 'key', type: postgres ? 'varchar' : 'text', length: postgres ? '255' : undefined, isPrimary: true },
+          { name: 'points', type: 'integer', default: 0 },
+          { name: 'expire', type: postgres ? 'bigint' : 'integer', isNullable: true },
+        ],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('identity_throttle');
+  }
+}
+
 export class IdentitySessionsProjector implements Projector {
   readonly name = 'identity-sessions';
   readonly handles = ['SessionStarted', 'SessionRevoked', 'SessionsRevoked'] as const;
@@ -112,6 +136,6 @@ export class IdentitySessionsProjector implements Projector {
 export const identitySessionsReadModel: ReadModelDefinition = {
   name: 'identity-sessions',
   entities: [],
-  migrations: [IdentitySessions1764000001100, IdentitySessionActivity1764000009700],
+  migrations: [IdentitySessions1764000001100, IdentitySessionActivity1764000009700, IdentityThrottle1764000009900],
   projector: IdentitySessionsProjector,
 };

@@ -57,9 +57,13 @@ describe('identity under abuse', () => {
 
   it('answers concurrent registrations of one address with one uniform receipt each and one delivery', async () => {
     const email = `race-${hex32().slice(0, 10)}@example.com`;
-    const results = await Promise.all(Array.from({ length: 6 }, () => post('/api/v1/identity/registrations', registration(email))));
-    expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
+    // Five: the per-recipient mail allowance of an hour (MAIL_ADDRESS_LIMIT_PER_HOUR); the sixth is throttled.
+    const results = await Promise.all(Array.from({ length: 5 }, () => post('/api/v1/identity/registrations', registration(email))));
+    expect(results.map((r) => r.statusCode)).toEqual(Array(5).fill(201));
     expect(await readMailbox(t.config.dataDir, email)).toHaveLength(1);
+    const sixth = await post('/api/v1/identity/registrations', registration(email));
+    expect(sixth.statusCode).toBe(429);
+    expect(sixth.headers['retry-after']).toMatch(/^[1-9]\d*$/);
   });
 
   it('refuses an address too long to deliver to before writing anything', async () => {

@@ -654,22 +654,14 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       expect((await login(user.email, user.password)).statusCode).toBe(201);
     });
 
-    it('locks a client address after repeated failures across accounts; other addresses are unaffected', async () => {
+    it('does not lock out others behind an address where someone sprays guesses: the source ceiling is coarse', async () => {
       const user = await activeUser();
       const ip = freshIp();
-      let limited: InjectResponse | undefined;
       const statuses: number[] = [];
-      for (let i = 0; i < 12 && !limited; i++) {
-        const r = await login(uniqueEmail('spray'), 'Wrong-Password-1!', { ip });
-        statuses.push(r.statusCode);
-        if (r.statusCode === 429) limited = r;
-      }
-      expect(statuses.slice(0, 6)).toEqual([401, 401, 401, 401, 401, 401]);
-      expect(limited).toBeDefined();
-      const fromLocked = await login(user.email, user.password, { ip });
-      expectEnvelope(fromLocked, 429, 'RATE_LIMITED');
-      expect(fromLocked.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-      expect((await login(user.email, user.password)).statusCode).toBe(201);
+      for (let i = 0; i < 12; i++) statuses.push((await login(uniqueEmail('spray'), 'Wrong-Password-1!', { ip })).statusCode);
+      expect(statuses).toEqual(Array(12).fill(401));
+      // Someone else behind the same address signs in (the account key, not the address, backs off).
+      expect((await login(user.email, user.password, { ip })).statusCode).toBe(201);
     });
   });
 

@@ -20,7 +20,9 @@ export interface TestApp {
 export async function startTestApp(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'app-'));
   // scrypt at 2^10 keeps the suites fast; production uses 2^17 (PASSWORD_HASH_COST).
-  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', ...env });
+  // Suites register many accounts from one test address: the per-source mail ceiling (MAIL_SOURCE_LIMIT_PER_HOUR)
+  // is lifted unless a suite sets it (test/e2e/identity-throttling.spec.ts does).
+  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', ...env });
   const logs: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));

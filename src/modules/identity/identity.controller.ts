@@ -53,6 +53,7 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { accountDecider } from './domain/account';
 import { accountStream } from './domain/identity.constants';
 import { deviceFromUserAgent } from './security/user-agent';
+import { MailThrottle } from './identity.services';
 import { authenticationProfiles } from './identity.profiles';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 
@@ -68,12 +69,14 @@ export class IdentityController {
     private readonly commands: CommandExecutor,
     @Inject(PRINCIPAL_RESOLVER) private readonly principals: PrincipalResolver,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly mails: MailThrottle,
   ) {}
 
   // --- registration and activation ---------------------------------------------------------------------------
   @Public()
   @Post('identity/registrations')
-  register(@Body() body: AccountRegistrationRequest): Promise<object> {
+  async register(@Body() body: AccountRegistrationRequest, @Req() req: FastifyRequest): Promise<object> {
+    await this.mails.consume(body.email, req.ip);
     return this.commandBus.execute(new RegisterAccount(body));
   }
 
@@ -151,7 +154,8 @@ export class IdentityController {
   }
 
   @Post('identity/contact-changes')
-  requestContactChange(@Body() body: ContactChangeRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  async requestContactChange(@Body() body: ContactChangeRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
+    await this.mails.consume(body.value, req.ip);
     return this.commandBus.execute(new RequestContactChange(principal, body.contact_type, body.value, body.current_password));
   }
 

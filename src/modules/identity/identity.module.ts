@@ -30,7 +30,7 @@ import {
 } from './commands/identity.commands';
 import { IdentityController } from './identity.controller';
 import { passwordPolicyIssues } from './security/password-policy';
-import { IdentityCrypto, LoginThrottle, SessionActivity, SessionPrincipalResolver, StepUpService } from './identity.services';
+import { IdentityCrypto, LoginThrottle, MailThrottle, SessionActivity, SessionPrincipalResolver, StepUpService, ThrottleStore } from './identity.services';
 import {
   GetAccountHandler,
   GetActiveWorkspaceHandler,
@@ -55,6 +55,8 @@ import { AddWorkspaceMemberHandler, ChangeWorkspaceMemberRoleHandler, LeaveWorks
     SessionPrincipalResolver,
     StepUpService,
     SessionActivity,
+    ThrottleStore,
+    MailThrottle,
     deliveryPortProvider,
     { provide: PRINCIPAL_RESOLVER, useExisting: SessionPrincipalResolver },
     { provide: STEP_UP_VERIFIER, useExisting: StepUpService },

@@ -3,7 +3,8 @@
  * auth guard, step-up consumption for other modules, and login throttling.
  */
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type BetterSqlite3 from 'better-sqlite3';
+import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { CommandExecutor, type OneUseSpend } from '../../platform/command/command-executor';
 import { CLOCK, systemClock, type Clock } from '../../platform/clock';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
@@ -163,51 +164,133 @@ export class StepUpService implements StepUpVerifier {
 
 const FREE_FAILURES = 5;
 const MAX_LOCK_SECONDS = 15 * 60;
+const SOURCE_WINDOW_SECONDS = 15 * 60;
 
 /**
- * Login throttling per account and per client address: after five failures in a row each further failure locks
- * the key for twice as long as the last (1 s, 2 s, 4 s … up to 15 min), 429 with Retry-After; a success clears the
- * account (the address keeps its count, so one success cannot launder a guessing run). Attempts on the same key run
- * one at a time, so parallel guesses cannot all pass one check. In-process (rate-limiter-flexible's memory store):
- * each node throttles what it sees.
+ * Where throttle counters live: the read-model database, so every node of a deployment shares them (PostgreSQL:
+ * rate-limiter-flexible's RateLimiterPostgres on the read models' pool; SQLite: its RateLimiterSQLite on the read
+ * models' writer connection, each operation run through ReadModelDatabase.transaction, which serializes it with the
+ * projectors' transactions: better-sqlite3 is synchronous, and a second connection waiting for the writer's lock
+ * would block the event loop that lock's holder needs to finish). The table is `identity_throttle` (migration in
+ * projections/identity-sessions); expired rows are swept now and then.
+ */
+@Injectable()
+export class ThrottleStore {
+  private writes = 0;
+
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  limiter(keyPrefix: string, points: number, durationSeconds: number): RateLimiterAbstract {
+    const common = { keyPrefix, points, duration: durationSeconds, tableName: THROTTLE_TABLE, tableCreated: true, clearExpiredByTimeout: false };
+    if (this.db.isPostgres) {
+      const schema = (this.db.writer.options as { schema?: string }).schema;
+      return new RateLimiterPostgres({ ...common, storeClient: this.db.writer, storeType: 'typeorm', ...(schema ? { schemaName: schema } : {}) });
+    }
+    return new SerializedSqliteLimiter(this.db, common);
+  }
+
+  /** Forgets counters that expired over an hour ago, about once in 200 writes. */
+  async sweep(now: number): Promise<void> {
+    if (++this.writes % 200 !== 0) return;
+    await this.db.transaction((tx) => tx.query(this.db.sql(`DELETE FROM ${THROTTLE_TABLE} WHERE expire < ?`), [now - 3_600_000]));
+  }
+}
+
+/** The store operations rate-limiter-flexible's SQLite limiter implements (not in its type declarations). */
+interface SqliteLimiterInternals {
+  _upsert(...args: unknown[]): Promise<unknown>;
+  _get(...args: unknown[]): Promise<unknown>;
+  _delete(...args: unknown[]): Promise<unknown>;
+}
+const sqliteStore = RateLimiterSQLite.prototype as unknown as SqliteLimiterInternals;
+
+/** RateLimiterSQLite on the read models' writer connection, each store operation inside the writer's turn. */
+class SerializedSqliteLimiter extends RateLimiterSQLite {
+  constructor(
+    private readonly db: ReadModelDatabase,
+    options: { keyPrefix: string; points: number; duration: number; tableName: string; tableCreated: boolean; clearExpiredByTimeout: boolean },
+  ) {
+    const driver = db.writer.driver as unknown as { databaseConnection: BetterSqlite3.Database };
+    super({ ...options, storeClient: driver.databaseConnection, storeType: 'better-sqlite3' });
+  }
+
+  _upsert(...args: unknown[]): Promise<unknown> {
+    return this.db.transaction(() => sqliteStore._upsert.apply(this, args));
+  }
+
+  _get(...args: unknown[]): Promise<unknown> {
+    return this.db.transaction(() => sqliteStore._get.apply(this, args));
+  }
+
+  _delete(...args: unknown[]): Promise<unknown> {
+    return this.db.transaction(() => sqliteStore._delete.apply(this, args));
+  }
+}
+
+const THROTTLE_TABLE = 'identity_throttle';
+
+const retryAfter = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * Sign-in throttling, per account and per source together:
+ * - the account: after five failures in a row each further one locks it for twice as long as the last (1 s, 2 s,
+ *   4 s … up to 15 min); a success clears it;
+ * - the source (client address, behind TRUSTED_PROXIES): a coarse ceiling of LOGIN_SOURCE_FAILURE_LIMIT failures
+ *   per 15 minutes, high enough that one guesser behind a shared address does not lock out everyone behind it, low
+ *   enough that spraying many accounts from one address stops; a success does not clear it.
+ * 429 RATE_LIMITED with Retry-After. Counters are shared by the deployment's nodes (ThrottleStore); attempts on the
+ * same key run one at a time per node, so parallel guesses on one node cannot all pass one check.
  */
 @Injectable()
 export class LoginThrottle {
-  private readonly failures = new RateLimiterMemory({ keyPrefix: 'login-failures', points: 1_000_000, duration: 3600 });
-  private readonly locks = new RateLimiterMemory({ keyPrefix: 'login-locks', points: 1, duration: MAX_LOCK_SECONDS });
+  private readonly accountFailures: RateLimiterAbstract;
+  private readonly accountLocks: RateLimiterAbstract;
+  private readonly sourceFailures: RateLimiterAbstract;
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  /** Runs one authentication attempt; an UNAUTHENTICATED failure of `attempt` counts against every key. */
-  async attempt<T>(accountKey: string, otherKeys: string[], attempt: () => Promise<T>): Promise<T> {
-    const keys = [accountKey, ...otherKeys];
-    return this.serialized([...keys].sort(), async () => {
-      await this.assertAllowed(keys);
+  constructor(
+    private readonly store: ThrottleStore,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {
+    this.accountFailures = store.limiter('login-account-failures', 1_000_000, 3600);
+    this.accountLocks = store.limiter('login-account-locks', 1, MAX_LOCK_SECONDS);
+    this.sourceFailures = store.limiter('login-source-failures', config.loginSourceFailureLimit, SOURCE_WINDOW_SECONDS);
+  }
+
+  /** Runs one authentication attempt; an UNAUTHENTICATED failure counts against the account and the source. */
+  async attempt<T>(accountKey: string, source: string | null, attempt: () => Promise<T>): Promise<T> {
+    const sourceKey = source === null ? null : `source:${source}`;
+    return this.serialized(sourceKey ? [accountKey, sourceKey].sort() : [accountKey], async () => {
+      await this.assertAllowed(accountKey, sourceKey);
       try {
         const result = await attempt();
-        await this.failures.delete(accountKey);
+        await this.accountFailures.delete(accountKey);
         return result;
       } catch (error) {
-        if (error instanceof PlatformError && error.code === 'UNAUTHENTICATED') await this.recordFailure(keys);
+        if (error instanceof PlatformError && error.code === 'UNAUTHENTICATED') await this.recordFailure(accountKey, sourceKey);
         throw error;
       }
     });
   }
 
-  private async assertAllowed(keys: string[]): Promise<void> {
-    for (const key of keys) {
-      const lock = await this.locks.get(key);
-      if (lock && lock.consumedPoints > 1 && lock.msBeforeNext > 0) {
-        throw new PlatformError('RATE_LIMITED', 'Too many failed sign-in attempts; retry later.', { retryAfter: Math.ceil(lock.msBeforeNext / 1000) });
-      }
+  private async assertAllowed(accountKey: string, sourceKey: string | null): Promise<void> {
+    const lock = await this.accountLocks.get(accountKey);
+    if (lock && lock.consumedPoints > 1 && lock.msBeforeNext > 0) {
+      throw new PlatformError('RATE_LIMITED', 'Too many failed sign-in attempts for this account; retry later.', { retryAfter: retryAfter(lock.msBeforeNext) });
+    }
+    if (sourceKey === null) return;
+    const source = await this.sourceFailures.get(sourceKey);
+    if (source && source.consumedPoints >= this.config.loginSourceFailureLimit && source.msBeforeNext > 0) {
+      throw new PlatformError('RATE_LIMITED', 'Too many failed sign-in attempts from this address; retry later.', { retryAfter: retryAfter(source.msBeforeNext) });
     }
   }
 
-  private async recordFailure(keys: string[]): Promise<void> {
-    for (const key of keys) {
-      const res = await this.failures.penalty(key, 1);
-      const beyond = res.consumedPoints - FREE_FAILURES;
-      if (beyond > 0) await this.locks.block(key, Math.min(2 ** (beyond - 1), MAX_LOCK_SECONDS));
-    }
+  private async recordFailure(accountKey: string, sourceKey: string | null): Promise<void> {
+    const res = await this.accountFailures.penalty(accountKey, 1);
+    const beyond = res.consumedPoints - FREE_FAILURES;
+    if (beyond > 0) await this.accountLocks.block(accountKey, Math.min(2 ** (beyond - 1), MAX_LOCK_SECONDS));
+    if (sourceKey !== null) await this.sourceFailures.penalty(sourceKey, 1);
+    await this.store.sweep(Date.now());
   }
 
   /** A keyed queue per key (acquired in sorted order, so two attempts never wait on each other in a cycle). */
@@ -222,5 +305,42 @@ export class LoginThrottle {
       if (this.queues.get(key) === settled) this.queues.delete(key);
     });
     return run;
+  }
+}
+
+/**
+ * Requests that make the platform send a mail or a message (registration's activation mail, a contact change's
+ * confirmation): at most MAIL_ADDRESS_LIMIT_PER_HOUR per recipient address and MAIL_SOURCE_LIMIT_PER_HOUR per
+ * source, so nobody mail-bombs an inbox through us. Counted on every request, whether or not an account exists at
+ * the address, so the answer is no oracle. 429 RATE_LIMITED with Retry-After. Checked at the HTTP edge, before the
+ * command runs.
+ */
+@Injectable()
+export class MailThrottle {
+  private readonly perAddress: RateLimiterAbstract;
+  private readonly perSource: RateLimiterAbstract;
+
+  constructor(
+    private readonly store: ThrottleStore,
+    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+  ) {
+    this.perAddress = store.limiter('mail-address', config.mailAddressLimitPerHour, 3600);
+    this.perSource = store.limiter('mail-source', config.mailSourceLimitPerHour, 3600);
+  }
+
+  async consume(recipient: string, source: string): Promise<void> {
+    // The source first: a source past its ceiling does not spend the recipient's allowance.
+    await this.take(this.perSource, `source:${source}`, 'Too many requests from this address; retry later.');
+    await this.take(this.perAddress, `to:${recipient.trim().toLowerCase()}`, 'Too many messages to this recipient; retry later.');
+    await this.store.sweep(Date.now());
+  }
+
+  private async take(limiter: RateLimiterAbstract, key: string, message: string): Promise<void> {
+    try {
+      await limiter.consume(key, 1);
+    } catch (refusal) {
+      if (refusal instanceof RateLimiterRes) throw new PlatformError('RATE_LIMITED', message, { retryAfter: retryAfter(refusal.msBeforeNext) });
+      throw refusal;
+    }
   }
 }

@@ -3,12 +3,30 @@
  * the process at start with a message naming it, rather than failing later.
  */
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync } from 'class-validator';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 const toBool = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 const toIntSigned = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
+/** "10.0.0.1, 10.1.0.0/16, ::1" → ["10.0.0.1", "10.1.0.0/16", "::1"] (empty entries dropped). */
+export const addressList = (text: string): string[] => text.split(',').map((a) => a.trim()).filter(Boolean);
+/** An IP address, or a CIDR range with a prefix length that fits its family. */
+const isAddressOrRange = (entry: string): boolean => {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+};
+const IsAddressList = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isAddressList',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && addressList(value).every(isAddressOrRange),
+      defaultMessage: () => 'TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges (10.0.0.0/8, ::1)',
+    },
+  });
 const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
 
 /** `host:port` or `[ipv6]:port`, comma-separated, spaces allowed around the commas. */
@@ -119,6 +137,25 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(1000)
   TENANT_CREATION_LIMIT = 5;
 
+  /**
+   * Proxies whose X-Forwarded-For is believed: the client is the right-most address that is not one of them. Empty
+   * (the default) believes nobody: the client is the connection's peer.
+   */
+  @IsAddressList()
+  TRUSTED_PROXIES = '';
+
+  /** Failed sign-ins from one source (client address) per 15 minutes before it is refused: a coarse ceiling. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  LOGIN_SOURCE_FAILURE_LIMIT = 100;
+
+  /** Registrations and contact changes that mail one recipient address, per hour. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  MAIL_ADDRESS_LIMIT_PER_HOUR = 5;
+
+  /** Registrations and contact changes one source (client address) may request per hour. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  MAIL_SOURCE_LIMIT_PER_HOUR = 20;
+
   /** log2 of scrypt's N; 17 is OWASP's recommendation (tests use less to stay fast). */
   @Transform(toInt) @IsInt() @Min(10) @Max(20)
   PASSWORD_HASH_COST = 17;
@@ -213,6 +250,11 @@ export interface PlatformConfig {
   closureSweepIntervalMs: number;
   tenantCreation: 'self-service' | 'admin-only';
   tenantCreationLimit: number;
+  /** TRUSTED_PROXIES, parsed: addresses and CIDR ranges. */
+  trustedProxies: string[];
+  loginSourceFailureLimit: number;
+  mailAddressLimitPerHour: number;
+  mailSourceLimitPerHour: number;
   passwordHashCost: number;
   identitySecretKey?: string;
   platformSecretKey?: string;
@@ -281,6 +323,10 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     closureSweepIntervalMs: env.CLOSURE_SWEEP_INTERVAL_MS,
     tenantCreation: env.TENANT_CREATION,
     tenantCreationLimit: env.TENANT_CREATION_LIMIT,
+    trustedProxies: addressList(env.TRUSTED_PROXIES),
+    loginSourceFailureLimit: env.LOGIN_SOURCE_FAILURE_LIMIT,
+    mailAddressLimitPerHour: env.MAIL_ADDRESS_LIMIT_PER_HOUR,
+    mailSourceLimitPerHour: env.MAIL_SOURCE_LIMIT_PER_HOUR,
     passwordHashCost: env.PASSWORD_HASH_COST,
     identitySecretKey: env.IDENTITY_SECRET_KEY,
     platformSecretKey: env.PLATFORM_SECRET_KEY,

@@ -192,7 +192,7 @@ async function authenticate(
   input: { email: string; password: string; totp_code?: string; device: Device; client_address: string },
 ): Promise<{ state: AccountState; method: string }> {
   const email = input.email.trim().toLowerCase();
-  return throttle.attempt(`account:${email}`, [`address:${input.client_address}`], async () => {
+  return throttle.attempt(`account:${email}`, input.client_address, async () => {
     const claim = await commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
     if (!claim.state.owner) {
       await crypto.passwords.dummyVerify(input.password); // same work as a real check: no timing oracle
@@ -225,7 +225,7 @@ async function authenticate(
 /** The signed-in caller proves the password again (throttled like sign-in); a wrong one is 403. */
 export async function reauthenticate(throttle: LoginThrottle, crypto: IdentityCrypto, account: AccountState, password: string): Promise<void> {
   await throttle
-    .attempt(`account:${account.email}`, [], async () => {
+    .attempt(`account:${account.email}`, null, async () => {
       if (!(await crypto.passwords.verify(password, account.password_hash))) {
         throw new PlatformError('UNAUTHENTICATED', 'The current password is not correct.', { details: [{ field: 'current_password', issue: 'incorrect' }] });
       }
