@@ -14,11 +14,13 @@ import { IdempotencyStore } from './platform/http/idempotency.store';
 import { PlatformExceptionFilter } from './platform/http/platform-exception.filter';
 import { assertAcceptableJson, assertUtf8ContentType } from './platform/http/json-body';
 import { installRequestLifecycle, requestIdFrom, sendError } from './platform/http/request-lifecycle';
+import { platformClientErrorHandler } from './platform/http/client-errors';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { MetricsService } from './platform/observability/metrics.service';
 import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/logging/logger.config';
 
 export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
+  const pinoLogger = createPlatformLogger(options.config.logLevel, options.logStream);
   const adapter = new FastifyAdapter({
     bodyLimit: options.config.bodyLimitBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdFrom(req.headers['x-request-id'], newId),
@@ -28,8 +30,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // request.ip: the right-most X-Forwarded-For address that is not a trusted proxy, or the peer when none is set.
     ...(options.config.trustedProxies.length > 0 ? { trustProxy: options.config.trustedProxies } : {}),
+    clientErrorHandler: platformClientErrorHandler(newId, pinoLogger),
   });
-  const pinoLogger = createPlatformLogger(options.config.logLevel, options.logStream);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, logger: pinoLogger }), adapter, { bodyParser: false, bufferLogs: true });
   const logger = app.get(Logger);
   app.useLogger(logger);

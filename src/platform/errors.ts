@@ -16,6 +16,11 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RULE_VIOLATION'
   | 'RATE_LIMITED'
+  // Raised below the framework, by Node's HTTP parser (src/platform/http/client-errors.ts): PLATFORM.md's list has no
+  // code for these statuses, so each gets its own.
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE'
+  | 'METHOD_NOT_IMPLEMENTED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL';
 
@@ -33,6 +38,9 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RULE_VIOLATION: 422,
   RATE_LIMITED: 429,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
+  METHOD_NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
   SERVICE_UNAVAILABLE: 503,
 };

@@ -53,7 +53,7 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-function envelope(code: ErrorCode, message: string, requestId: string, extra: Partial<ErrorEnvelope['error']> = {}): ErrorEnvelope {
+export function envelope(code: ErrorCode, message: string, requestId: string, extra: Partial<ErrorEnvelope['error']> = {}): ErrorEnvelope {
   return {
     success: false,
     error: {

@@ -1,5 +1,5 @@
 /**
- * What every JSON body must be before any handler sees it: UTF-8, at most 64 levels deep (deeper input would
+ * What every JSON body must be before any handler sees it: a JSON object, UTF-8, at most 64 levels deep (deeper input would
  * exhaust the validators' recursion — a 500 from bad input), and free of U+0000 and lone surrogates, which
  * PostgreSQL text cannot store and canonical JSON cannot reproduce: accepted here, they would stall a projector.
  */
@@ -9,6 +9,12 @@ export const MAX_JSON_DEPTH = 64;
 const UNSTORABLE = /[\u0000\p{Cs}]/u;
 
 export function assertAcceptableJson(value: unknown): void {
+  // Every request body of the platform is an object (the seeds' *Request shapes): `null`, an array, a string or a
+  // number is refused here, once, rather than read as "no fields" by a DTO whose fields are all optional.
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new ValidationFailed('The request body must be a JSON object.', [{ field: 'body', issue: `must be a JSON object, not ${kind}` }]);
+  }
   const problem = findProblem(value, '', 0);
   if (problem) throw new ValidationFailed('The request body cannot be accepted.', [problem]);
 }
