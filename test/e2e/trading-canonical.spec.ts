@@ -56,6 +56,34 @@ describe('canonical trading API', () => {
     await settled(alice, r.json().order_uuid, 'OPEN');
   });
 
+  it('reads one order back: the record as placed, its status, fills and version; 404 for anyone else', async () => {
+    const get = (h: Headers, id: string) => t.app.inject({ method: 'GET', url: `/api/v1/trading/orders/${id}`, headers: h });
+    const id = await placed(alice, { limit_price: '2950', quantity: '2', client_reference: 'read-back', reporting_identifier: 'rep-9' });
+    const fresh = await get(alice, id);
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.json()).toMatchObject({
+      order_uuid: id, venue: 'MTF', market: 'ETH-PERP', side: 'BUY', order_type: 'LIMIT', time_in_force: 'GTC', leverage: 1,
+      quantity: '2.000000000000000000', limit_price: '2950.000000000000000000', client_reference: 'read-back', reporting_identifier: 'rep-9',
+      status: expect.stringMatching(/^(NEW|OPEN)$/), filled: '0.000000000000000000', remaining: '2.000000000000000000', average_price: null, fills: [], version: 0,
+    });
+    // Bob sells 1 into it: Alice's order shows the fill from its side.
+    await placed(bob, { side: 'SELL', limit_price: '2950', quantity: '1', time_in_force: 'IOC' });
+    const filled = await until(async () => (await get(alice, id)).json(), (o) => o.filled === '1.000000000000000000');
+    expect(filled).toMatchObject({ status: 'OPEN', remaining: '1.000000000000000000', average_price: '2950.000000000000000000', in_book: true, version: 0 });
+    expect(filled.fills).toEqual([expect.objectContaining({ trade_uuid: expect.stringMatching(/^[0-9a-f]{32}$/) })]);
+    // A cancellation moves the order's own version.
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/trading/orders/${id}/cancel`, headers: alice, payload: { venue: 'MTF' } })).statusCode).toBe(200);
+    expect((await get(alice, id)).json()).toMatchObject({ cancel_requested: true, version: 1 });
+
+    const foreign = await get(bob, id);
+    const unknown = await get(bob, 'f'.repeat(32));
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.body.replace(/"request_id":"[^"]*"/, '')).toBe(unknown.body.replace(/"request_id":"[^"]*"/, ''));
+    const malformed = await get(alice, 'NOT-AN-ID');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().error.code).toBe('VALIDATION_FAILED');
+  });
+
   it.each([
     ['a venue it is not', { venue: 'NYSE' }, 'venue'],
     ['an order type it lacks', { order_type: 'ICEBERG' }, 'order_type'],

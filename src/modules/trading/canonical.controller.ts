@@ -1,10 +1,10 @@
 /** The canonical trading routes (`/api/v1/trading/…`): records themselves, no trading envelope. */
-import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { CancelOrders, throwUnlessCancelled, type CancelOutcome } from './cancels';
-import { cancelAllReceipt, canonicalCancelRecord, canonicalOrderRecord, canonicalOrderSpec, ClosePosition, requireVenue } from './canonical';
+import { cancelAllReceipt, canonicalCancelRecord, canonicalOrderRecord, canonicalOrderSpec, ClosePosition, GetCanonicalOrder, requireVenue } from './canonical';
 import { CancelAllOrdersRequest, CancelOrderRequest, OrderIdParam } from './dto/cancel.dto';
 import { CanonicalOrder, ClosePositionQuery, ClosePositionRequest } from './dto/canonical.dto';
 import { PlaceOrder, type PlacedOrder } from './orders';
@@ -13,12 +13,21 @@ import { PlaceOrder, type PlacedOrder } from './orders';
 @ApiBearerAuth()
 @Controller('api/v1/trading')
 export class CanonicalTradingController {
-  constructor(private readonly commandBus: CommandBus) {}
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
 
   @Post('orders')
   async place(@Body() body: CanonicalOrder, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: PlacedOrder = await this.commandBus.execute(new PlaceOrder(principal, canonicalOrderSpec(body)));
     return canonicalOrderRecord(row);
+  }
+
+  /** One of the caller's orders: the record as placed, its status, fills and version (404 for anyone else's). */
+  @Get('orders/:id')
+  order(@Param() params: OrderIdParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetCanonicalOrder(principal, params.id));
   }
 
   @Post('orders/cancel-all')

@@ -2,16 +2,18 @@
  * The canonical trading API: CanonicalOrder → the engine's OrderSpec (what the engine cannot do is a 422 naming the
  * field, never ignored), the answers it gets, and closing a position with a reduce-only market order.
  */
-import { CommandBus, CommandHandler, QueryBus, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { CommandExecutor } from '../../platform/command/command-executor';
 import type { Principal } from '../../platform/auth/principal';
 import { RuleViolation, StateConflict, ValidationFailed, type ErrorDetail } from '../../platform/errors';
 import type { CanonicalOrder, ClosePositionRequest } from './dto/canonical.dto';
 import { VENUES } from './dto/cancel.dto';
 import { formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 import { PlaceOrder, type OrderSpec, type PlacedOrder } from './orders';
-import type { OrderType, TimeInForce } from './domain/order';
+import { OrderNotFound, orderDecider, orderStream, type OrderType, type TimeInForce } from './domain/order';
 import type { CancelOutcome } from './cancels';
-import { ListPositions, type PositionRecord } from './reads';
+import { ListPositions, loadOrderMeta, type PositionRecord } from './reads';
+import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 
 const ORDER_TYPES: readonly OrderType[] = ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'];
 const TIME_IN_FORCE = ['GTC', 'IOC', 'FOK', 'BOOK_OR_CANCEL'] as const;
@@ -152,5 +154,44 @@ export class ClosePositionHandler implements ICommandHandler<ClosePosition, Plac
         reporting_identifier: request.reporting_identifier ?? null,
       }),
     );
+  }
+}
+
+/** One of the caller's orders as the canonical API has it: GET /api/v1/trading/orders/{order_uuid}. */
+export class GetCanonicalOrder {
+  constructor(readonly principal: Principal, readonly order_uuid: string) {}
+}
+
+/**
+ * The canonical record of an order as placed, with what happened to it since: `status`, the fills (`filled`,
+ * `remaining`, `average_price`, each trade from the order's side), and `version`, the revision of the order's own
+ * stream (0 once placed, 1 once a cancellation was requested). The same tenancy as the order list: another
+ * account's order, or none, is 404. Fills come from the read models (GetOrderMeta, the one order read), the
+ * placement's own fields (leverage, references) from the order's stream.
+ */
+@QueryHandler(GetCanonicalOrder)
+export class GetCanonicalOrderHandler implements IQueryHandler<GetCanonicalOrder, Record<string, unknown>> {
+  constructor(
+    private readonly db: ReadModelDatabase,
+    private readonly commands: CommandExecutor,
+  ) {}
+
+  async execute({ principal, order_uuid }: GetCanonicalOrder): Promise<Record<string, unknown>> {
+    const { row, meta } = await loadOrderMeta(this.db, principal, order_uuid);
+    const { state, version } = await this.commands.load(orderStream(order_uuid), orderDecider);
+    const placement = state.placement;
+    if (!placement || placement.profile_uuid !== principal.profile_uuid || version === null) throw new OrderNotFound();
+    return {
+      ...canonicalOrderRecord({ ...row, leverage: placement.leverage, client_reference: placement.client_reference, reporting_identifier: placement.reporting_identifier }),
+      filled: meta.filled,
+      remaining: meta.remaining,
+      average_price: meta.average_price,
+      in_book: meta.in_book,
+      cancel_requested: meta.cancel_requested,
+      triggered_at: meta.triggered_at,
+      fills: meta.trades,
+      updated_at: row.updated_at,
+      version: Number(version),
+    };
   }
 }

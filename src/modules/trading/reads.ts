@@ -91,11 +91,18 @@ export class GetOrderMetaHandler implements IQueryHandler<GetOrderMeta, OrderMet
   constructor(private readonly db: ReadModelDatabase) {}
 
   async execute({ principal, order_uuid }: GetOrderMeta): Promise<OrderMeta> {
-    const rows: OrderRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM mtf_orders WHERE order_uuid = ? AND profile_uuid = ?'), [order_uuid, principal.profile_uuid]);
+    return (await loadOrderMeta(this.db, principal, order_uuid)).meta;
+  }
+}
+
+/** The one read of an order: its row (the caller's own, else 404) and what its trades add up to. */
+export async function loadOrderMeta(db: ReadModelDatabase, principal: Principal, order_uuid: string): Promise<{ row: OrderRow; meta: OrderMeta }> {
+  {
+    const rows: OrderRow[] = await db.reader.query(db.sql('SELECT * FROM mtf_orders WHERE order_uuid = ? AND profile_uuid = ?'), [order_uuid, principal.profile_uuid]);
     if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such order.');
     const row = rows[0];
-    const trades: TradeRow[] = await this.db.reader.query(
-      this.db.sql('SELECT * FROM mtf_trades WHERE maker_order_uuid = ? OR taker_order_uuid = ? ORDER BY position'),
+    const trades: TradeRow[] = await db.reader.query(
+      db.sql('SELECT * FROM mtf_trades WHERE maker_order_uuid = ? OR taker_order_uuid = ? ORDER BY position'),
       [order_uuid, order_uuid],
     );
     let notional = 0n;
@@ -105,7 +112,7 @@ export class GetOrderMetaHandler implements IQueryHandler<GetOrderMeta, OrderMet
       notional += parseDecimal(t.price) * size;
       volume += size;
     }
-    return {
+    const meta: OrderMeta = {
       order: orderWire(row),
       market_symbol: row.market_symbol,
       order_type: row.order_type,
@@ -122,6 +129,7 @@ export class GetOrderMetaHandler implements IQueryHandler<GetOrderMeta, OrderMet
       triggered_at: row.triggered_at === null ? null : rfc3339(row.triggered_at),
       trades: trades.map((t) => tradeRecord(t, row.market_symbol, t.taker_order_uuid === order_uuid ? 'TAKER' : 'MAKER')),
     };
+    return { row, meta };
   }
 }
 

@@ -9,7 +9,7 @@ import { ChangeMarketFlagsHandler, CreateMarket, CreateMarketHandler, DEMO_MARKE
 import { MtfController } from './trading.controller';
 import { MatchingEngineHost } from './engine-host';
 import { CancelOrdersHandler } from './cancels';
-import { ClosePositionHandler } from './canonical';
+import { ClosePositionHandler, GetCanonicalOrderHandler } from './canonical';
 import { CanonicalTradingController } from './canonical.controller';
 import { TRADING_READ_PROVIDERS } from './reads';
 import { MtfReadController, TradingPositionsController } from './trading-read.controller';
@@ -17,7 +17,7 @@ import { ListOrdersHandler, PlaceOrderHandler } from './orders';
 
 @Module({
   controllers: [MtfController, MtfReadController, CanonicalTradingController, TradingPositionsController],
-  providers: [...TRADING_READ_PROVIDERS, MatchingEngineHost, CancelOrdersHandler, ClosePositionHandler, CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceOrderHandler, ListOrdersHandler],
+  providers: [...TRADING_READ_PROVIDERS, MatchingEngineHost, CancelOrdersHandler, ClosePositionHandler, GetCanonicalOrderHandler, CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceOrderHandler, ListOrdersHandler],
 })
 export class TradingModule implements OnApplicationBootstrap {
   constructor(
