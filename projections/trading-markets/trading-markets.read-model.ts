@@ -1,5 +1,5 @@
 /** Markets as the MTF endpoints list them. */
-import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Table, TableColumn, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
@@ -53,6 +53,17 @@ export class TradingMarkets1764000002000 implements MigrationInterface {
   }
 }
 
+/** A market's largest order quantity (issue 18): null for markets created before it, and for markets without one. */
+export class TradingMarketsMaximumQuantity1764000009810 implements MigrationInterface {
+  name = 'TradingMarketsMaximumQuantity1764000009810';
+  async up(q: QueryRunner): Promise<void> {
+    await q.addColumn('mtf_markets', new TableColumn({ name: 'maximum_quantity', type: 'varchar', length: '48', isNullable: true }));
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropColumn('mtf_markets', 'maximum_quantity');
+  }
+}
+
 const flag = (v: unknown): number => (v ? 1 : 0);
 
 export class TradingMarketsProjector implements Projector {
@@ -66,12 +77,12 @@ export class TradingMarketsProjector implements Projector {
         portableSql(
           tx,
           `INSERT INTO mtf_markets (market_uuid, market_id, market_symbol, instrument_isin, market_type, contract_size, mininum_quantity, minimum_execution_quantity,
-             operating_mic, segment_mic, price_currency, quote_currency, base_currency, tick_size, is_suspended, is_cancel_only, is_maker_only, version, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             operating_mic, segment_mic, price_currency, quote_currency, base_currency, tick_size, maximum_quantity, is_suspended, is_cancel_only, is_maker_only, version, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ),
         [
           d.market_uuid, d.market_id, d.market_symbol, d.instrument_isin, d.market_type, d.contract_size, d.mininum_quantity, d.minimum_execution_quantity,
-          d.operating_mic, d.segment_mic, d.price_currency, d.quote_currency, d.base_currency, d.tick_size, flag(d.is_suspended), flag(d.is_cancel_only), flag(d.is_maker_only),
+          d.operating_mic, d.segment_mic, d.price_currency, d.quote_currency, d.base_currency, d.tick_size, d.maximum_quantity ?? null, flag(d.is_suspended), flag(d.is_cancel_only), flag(d.is_maker_only),
           Number(event.revision), event.occurred_at,
         ],
       );
@@ -90,6 +101,6 @@ export class TradingMarketsProjector implements Projector {
 export const tradingMarketsReadModel: ReadModelDefinition = {
   name: 'trading-markets',
   entities: [],
-  migrations: [TradingMarkets1764000002000],
+  migrations: [TradingMarkets1764000002000, TradingMarketsMaximumQuantity1764000009810],
   projector: TradingMarketsProjector,
 };

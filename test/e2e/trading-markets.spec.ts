@@ -4,9 +4,11 @@ import { startTestApp, type TestApp } from '../support/app';
 import { hex32 } from '../support/events';
 
 const ADMIN = { email: 'admin@platform.test', password: 'Root-Passw0rd-2026!' };
+/** The seeds' Market fields, and ours beside them (lot_size, maximum_quantity, *_precision, tick_size), alphabetical. */
 const MARKET_KEYS = [
-  'contract_size', 'expiration_date', 'instrument_isin', 'is_cancel_only', 'is_maker_only', 'is_suspended', 'market_id', 'market_symbol',
-  'market_type', 'market_uuid', 'minimum_execution_quantity', 'mininum_quantity', 'operating_mic', 'price_currency', 'quote_currency', 'segment_mic',
+  'contract_size', 'expiration_date', 'instrument_isin', 'is_cancel_only', 'is_maker_only', 'is_suspended', 'lot_size', 'market_id', 'market_symbol',
+  'market_type', 'market_uuid', 'maximum_quantity', 'minimum_execution_quantity', 'mininum_quantity', 'operating_mic', 'price_currency', 'price_precision',
+  'quantity_precision', 'quote_currency', 'segment_mic', 'tick_size',
 ];
 
 describe('MTF markets', () => {
@@ -55,8 +57,9 @@ describe('MTF markets', () => {
     expect(Object.keys(btc)).toEqual(MARKET_KEYS);
     expect(btc).toEqual({
       contract_size: 0.001, expiration_date: null, instrument_isin: 'XF0000BTC001', is_cancel_only: false, is_maker_only: false, is_suspended: false,
-      market_id: 1, market_symbol: 'BTC-PERP', market_type: 'PERPETUAL', market_uuid: expect.stringMatching(/^[0-9a-f]{32}$/),
-      minimum_execution_quantity: 0.001, mininum_quantity: 0.001, operating_mic: 'XMTF', price_currency: 'USD', quote_currency: 'USD', segment_mic: 'XMTS',
+      lot_size: 0.001, market_id: 1, market_symbol: 'BTC-PERP', market_type: 'PERPETUAL', market_uuid: expect.stringMatching(/^[0-9a-f]{32}$/), maximum_quantity: 1000,
+      minimum_execution_quantity: 0.001, mininum_quantity: 0.001, operating_mic: 'XMTF', price_currency: 'USD', price_precision: 1, quantity_precision: 3,
+      quote_currency: 'USD', segment_mic: 'XMTS', tick_size: 0.5,
     });
     expect(r.body).toContain('"mininum_quantity":0.001');
     expect(body.response['SOL-PERP'].market_id).toBe(3);
@@ -70,15 +73,31 @@ describe('MTF markets', () => {
     expect(r.statusCode).toBe(201);
     const market = r.json().response[body.market_symbol as string];
     expect(Object.keys(market)).toEqual(MARKET_KEYS);
-    expect(market).toMatchObject({ market_id: 4, contract_size: 0.5, mininum_quantity: 1, market_type: 'PERPETUAL', expiration_date: null });
+    expect(market).toMatchObject({ market_id: 4, contract_size: 0.5, mininum_quantity: 1, market_type: 'PERPETUAL', expiration_date: null, maximum_quantity: null, tick_size: 0.01, price_precision: 2 });
     expect((await get(user)).json().response[body.market_symbol as string]).toEqual(market);
     const dup = await create({ ...newMarket(), market_symbol: body.market_symbol });
     expect(dup.statusCode).toBe(409);
-    for (const bad of [{ contract_size: 0.5 }, { contract_size: '0' }, { instrument_isin: 'nope' }, { market_symbol: 'lower' }, { minimum_execution_quantity: '5' }]) {
+    for (const bad of [{ contract_size: 0.5 }, { contract_size: '0' }, { instrument_isin: 'nope' }, { market_symbol: 'lower' }, { minimum_execution_quantity: '5' }, { maximum_quantity: '0.5' }, { maximum_quantity: 100 }]) {
       const res = await create(newMarket(bad));
       expect(res.statusCode).toBe(400);
       expect(res.json().error.code).toBe('VALIDATION_FAILED');
     }
+  });
+
+  it('publishes what a valid order needs, and refuses an order past the maximum or off the grid naming the field', async () => {
+    const create = await t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/markets', headers: admin, payload: newMarket({ maximum_quantity: '20' }) });
+    expect(create.statusCode).toBe(201);
+    const [symbol, market] = Object.entries(create.json().response)[0] as [string, Record<string, unknown>];
+    expect(market).toMatchObject({ tick_size: 0.01, lot_size: 0.5, mininum_quantity: 1, maximum_quantity: 20, price_precision: 2, quantity_precision: 1 });
+    const place = (over: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/trading/orders', headers: user, payload: { venue: 'MTF', market: symbol, side: 'BUY', order_type: 'LIMIT', time_in_force: 'GTC', external_reference: 'eA==', leverage: 1, reduce_only: false, combos: [], quantity: '2', limit_price: '10.25', ...over } });
+    expect((await place({})).statusCode).toBe(201);
+    const tooMany = await place({ quantity: '20.5' });
+    expect(tooMany.statusCode).toBe(422);
+    expect(JSON.stringify(tooMany.json().error.details)).toContain('maximum quantity 20');
+    const offTick = await place({ limit_price: '10.255' });
+    expect(offTick.statusCode).toBe(422);
+    expect(offTick.json().error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'limit_price' })]));
   });
 
   it('changes the admin flags, refusing non-admins, empty changes, extra fields and unknown markets', async () => {

@@ -43,6 +43,9 @@ describe('trading on PostgreSQL read models', () => {
     await until(() => find(bob, bid), (o) => o.status === 'FILLED');
     expect((await find(alice, ask)).status).toBe('FILLED');
 
+    // The market's grid and limits come from the PostgreSQL read model too.
+    const markets = (await t.app.inject({ method: 'GET', url: '/api/v1/api/v1/mtf/markets', headers: bob })).json().response;
+    expect(markets['BTC-PERP']).toMatchObject({ tick_size: 0.5, lot_size: 0.001, maximum_quantity: 1000, price_precision: 1, quantity_precision: 3 });
     const depth = (await t.app.inject({ method: 'GET', url: '/api/v1/api/v1/mtf/orderbook?market=BTC-PERP', headers: bob })).json().response;
     expect(depth.asks).toEqual([{ price: '50010.000000000000000000', size: '0.020000000000000000', orders: 1 }]);
     const positions = (await t.app.inject({ method: 'GET', url: '/api/v1/trading/positions', headers: bob })).json().items;

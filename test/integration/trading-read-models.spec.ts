@@ -60,7 +60,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('trading read models on %s',
     await store.append(marketStream(market.uuid), [newEvent('MarketCreated', {
       market_uuid: market.uuid, market_id: market.id, market_symbol: market.symbol, instrument_isin: 'XF0000BTC001', market_type: 'PERPETUAL', contract_size: '0.001',
       mininum_quantity: '0.001', minimum_execution_quantity: '0.001', operating_mic: 'XMTF', segment_mic: 'XMTS', price_currency: 'USD', quote_currency: 'USD',
-      base_currency: 'BTC', tick_size: '0.25', is_suspended: false, is_cancel_only: false, is_maker_only: false,
+      base_currency: 'BTC', tick_size: '0.25', maximum_quantity: '50', is_suspended: false, is_cancel_only: false, is_maker_only: false,
     }, { occurred_at: at('09:00:00.000') })], 'no_stream');
   });
 

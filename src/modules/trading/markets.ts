@@ -6,7 +6,8 @@ import { nextId } from '../../platform/context/request-context';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
-import { MARKET_REGISTRY_STREAM, marketDecider, marketRegistryDecider, marketStream, type MarketDefinition, type MarketFlags, type MarketState } from './domain/market';
+import { parseDecimal } from '../../platform/decimal/fixed18';
+import { decimalPlaces, MARKET_REGISTRY_STREAM, marketDecider, marketRegistryDecider, marketStream, type MarketDefinition, type MarketFlags, type MarketState } from './domain/market';
 import type { CreateMarketRequest } from './dto/market.dto';
 
 /** A market as its stream knows it, in the read model's row shape (commands answer from it, not from the lagging read side). */
@@ -22,7 +23,12 @@ export function marketRow(state: MarketState): MarketRow {
   };
 }
 
-/** The seeds' Market, members in the seeds' (alphabetical) order; quantities are JSON numbers there. */
+/**
+ * The seeds' Market, members in the seeds' (alphabetical) order; quantities are JSON numbers there. Beside the
+ * seeds' fields, what a client needs to place a valid order without trial and error: `tick_size` (limit and trigger
+ * prices are multiples of it), `lot_size` (quantities are multiples of it: the contract size), `maximum_quantity`
+ * (null: none), and `price_precision` / `quantity_precision` (fractional digits of tick and lot size).
+ */
 export function marketWire(r: MarketRow): Record<string, unknown> {
   return {
     contract_size: Number(r.contract_size),
@@ -31,16 +37,21 @@ export function marketWire(r: MarketRow): Record<string, unknown> {
     is_cancel_only: r.is_cancel_only === 1,
     is_maker_only: r.is_maker_only === 1,
     is_suspended: r.is_suspended === 1,
+    lot_size: Number(r.contract_size),
     market_id: r.market_id,
     market_symbol: r.market_symbol,
     market_type: r.market_type,
     market_uuid: r.market_uuid,
+    maximum_quantity: r.maximum_quantity === null ? null : Number(r.maximum_quantity),
     minimum_execution_quantity: Number(r.minimum_execution_quantity),
     mininum_quantity: Number(r.mininum_quantity),
     operating_mic: r.operating_mic,
     price_currency: r.price_currency,
+    price_precision: decimalPlaces(r.tick_size),
+    quantity_precision: decimalPlaces(r.contract_size),
     quote_currency: r.quote_currency,
     segment_mic: r.segment_mic,
+    tick_size: Number(r.tick_size),
   };
 }
 
@@ -62,6 +73,9 @@ export class CreateMarketHandler implements ICommandHandler<CreateMarket, Market
     if (Number(r.minimum_execution_quantity) > Number(r.mininum_quantity)) {
       throw new ValidationFailed('The minimum execution quantity cannot exceed the minimum quantity.', [{ field: 'minimum_execution_quantity', issue: 'greater than mininum_quantity' }]);
     }
+    if (r.maximum_quantity !== undefined && parseDecimal(r.maximum_quantity) < parseDecimal(r.mininum_quantity)) {
+      throw new ValidationFailed('The maximum quantity cannot be below the minimum quantity.', [{ field: 'maximum_quantity', issue: 'less than mininum_quantity' }]);
+    }
     const market_uuid = nextId();
     const listed = await this.commands.execute(MARKET_REGISTRY_STREAM, marketRegistryDecider, { market_uuid, market_symbol: r.market_symbol });
     const market_id = listed.state.count;
@@ -80,6 +94,7 @@ export class CreateMarketHandler implements ICommandHandler<CreateMarket, Market
       quote_currency: r.quote_currency,
       base_currency: r.base_currency,
       tick_size: r.tick_size,
+      maximum_quantity: r.maximum_quantity ?? null,
     };
     const created = await this.commands.execute(marketStream(market_uuid), marketDecider, { kind: 'CreateMarket', definition });
     return marketRow(created.state);
@@ -120,7 +135,7 @@ export class ListMarketsHandler implements IQueryHandler<ListMarkets, Record<str
 
 /** What a newcomer's exchange starts with (SEED_MARKETS=false switches it off). */
 export const DEMO_MARKETS: CreateMarketRequest[] = [
-  { market_symbol: 'BTC-PERP', instrument_isin: 'XF0000BTC001', contract_size: '0.001', mininum_quantity: '0.001', minimum_execution_quantity: '0.001', tick_size: '0.5', operating_mic: 'XMTF', segment_mic: 'XMTS', price_currency: 'USD', quote_currency: 'USD', base_currency: 'BTC' },
-  { market_symbol: 'ETH-PERP', instrument_isin: 'XF0000ETH002', contract_size: '0.01', mininum_quantity: '0.01', minimum_execution_quantity: '0.01', tick_size: '0.05', operating_mic: 'XMTF', segment_mic: 'XMTS', price_currency: 'USD', quote_currency: 'USD', base_currency: 'ETH' },
-  { market_symbol: 'SOL-PERP', instrument_isin: 'XF0000SOL003', contract_size: '0.1', mininum_quantity: '0.1', minimum_execution_quantity: '0.1', tick_size: '0.001', operating_mic: 'XMTF', segment_mic: 'XMTS', price_currency: 'USD', quote_currency: 'USD', base_currency: 'SOL' },
+  { market_symbol: 'BTC-PERP', instrument_isin: 'XF0000BTC001', contract_size: '0.001', mininum_quantity: '0.001', minimum_execution_quantity: '0.001', tick_size: '0.5', maximum_quantity: '1000', operating_mic: 'XMTF', segment_mic: 'XMTS', price_currency: 'USD', quote_currency: 'USD', base_currency: 'BTC' },
+  { market_symbol: 'ETH-PERP', instrument_isin: 'XF0000ETH002', contract_size: '0.01', mininum_quantity: '0.01', minimum_execution_quantity: '0.01', tick_size: '0.05', maximum_quantity: '10000', operating_mic: 'XMTF', segment_mic: 'XMTS', price_currency: 'USD', quote_currency: 'USD', base_currency: 'ETH' },
+  { market_symbol: 'SOL-PERP', instrument_isin: 'XF0000SOL003', contract_size: '0.1', mininum_quantity: '0.1', minimum_execution_quantity: '0.1', tick_size: '0.001', maximum_quantity: '100000', operating_mic: 'XMTF', segment_mic: 'XMTS', price_currency: 'USD', quote_currency: 'USD', base_currency: 'SOL' },
 ];

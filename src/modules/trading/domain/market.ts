@@ -40,6 +40,17 @@ export interface MarketDefinition {
   base_currency: string;
   /** Smallest price increment (decimal string); orders' limit prices must be multiples of it. */
   tick_size: string;
+  /**
+   * Largest quantity one order may have (decimal string); null: no maximum. Markets created before it existed have
+   * none (their MarketCreated events lack the field).
+   */
+  maximum_quantity: string | null;
+}
+
+/** Fractional digits a decimal string needs (trailing zeros do not count): '0.050' → 2, '1' → 0. */
+export function decimalPlaces(value: string): number {
+  const fraction = value.split('.')[1] ?? '';
+  return fraction.replace(/0+$/, '').length;
 }
 
 export interface MarketFlags {
@@ -64,7 +75,7 @@ export const marketDecider: Decider<MarketCommand, MarketState, MarketEvent> = {
   evolve: (s, e) => {
     if (e.type === 'MarketCreated') {
       const { is_suspended, is_cancel_only, is_maker_only, ...definition } = e.data;
-      return { definition, flags: { is_suspended, is_cancel_only, is_maker_only } };
+      return { definition: { ...definition, maximum_quantity: definition.maximum_quantity ?? null }, flags: { is_suspended, is_cancel_only, is_maker_only } };
     }
     return { ...s, flags: e.data };
   },

@@ -78,6 +78,7 @@ export function marketRuleViolations(p: OrderPlacement, market: MarketState): Ar
   if (market.flags.is_maker_only && !p.post_only) issues.push({ field: 'book_or_cancel', issue: 'the market accepts book-or-cancel (maker) orders only' });
   const size = parseDecimal(p.order_size);
   if (size < parseDecimal(d.mininum_quantity)) issues.push({ field: 'order_size', issue: `below the market's minimum quantity ${d.mininum_quantity}` });
+  if (d.maximum_quantity !== null && size > parseDecimal(d.maximum_quantity)) issues.push({ field: 'order_size', issue: `above the market's maximum quantity ${d.maximum_quantity}` });
   if (!isMultipleOf(size, parseDecimal(d.contract_size))) issues.push({ field: 'order_size', issue: `not a multiple of the contract size ${d.contract_size}` });
   const tick = parseDecimal(d.tick_size);
   if (p.limit_price !== null && !isMultipleOf(parseDecimal(p.limit_price), tick)) issues.push({ field: 'limit_price', issue: `not a multiple of the tick size ${d.tick_size}` });

@@ -22,6 +22,9 @@ export class CreateMarketRequest {
   @ApiProperty({ example: '0.5' }) @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   tick_size!: string;
 
+  @ApiPropertyOptional({ example: '100', description: 'Largest quantity of one order; absent: no maximum.' }) @Optional() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  maximum_quantity?: string;
+
   @ApiProperty({ example: 'XMTF' }) @Matches(/^[A-Z0-9]{4}$/, { message: 'operating_mic must be a 4-character MIC' })
   operating_mic!: string;
 
