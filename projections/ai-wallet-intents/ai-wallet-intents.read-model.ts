@@ -5,6 +5,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { AiWalletApproval, AiWalletIntent, BindingEvent } from '../../src/modules/ai-wallets/domain/binding';
+import { NO_POLICY_UUID } from '../../src/modules/ai-wallets/domain/policy';
 
 export interface IntentRow {
   intent_uuid: string;
@@ -90,7 +91,8 @@ export class AiWalletIntentsProjector implements Projector {
     switch (e.type) {
       case 'AiWalletIntentDenied':
       case 'AiWalletIntentReserved': {
-        const i = e.data.intent;
+        // Intents decided without a policy before the nil id replaced null (docs/ai-wallets.md).
+        const i = { ...e.data.intent, policy_uuid: e.data.intent.policy_uuid ?? NO_POLICY_UUID };
         await q('INSERT INTO ai_wallet_intents (intent_uuid, binding_uuid, workspace_uuid, state, expires_at, position, record) VALUES (?, ?, ?, ?, ?, ?, ?)', [
           i.intent_uuid, i.binding_uuid, i.workspace_uuid, i.state, i.expires_at, position, JSON.stringify(i),
         ]);

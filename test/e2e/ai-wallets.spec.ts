@@ -4,6 +4,7 @@
  * execution mode, budgets across a UTC midnight and month end (injected clock), activity and its hash chain, and what
  * an agent's token may not do.
  */
+import { canonicalJson, sha256Hex } from '../../src/platform/commitments/commitment';
 import { startTestApp, type TestApp } from '../support/app';
 import { DEST, intentBody, policy, rationale, walletApi, workspaceOwner } from '../support/ai-wallets';
 import { registerTrader, until, type Headers } from '../support/traders';
@@ -86,6 +87,35 @@ describe('policies', () => {
     expect(v2.json.policy_commitment).not.toBe(v1.json.policy_commitment);
     const old = await call('GET', `/api/v1/ai-wallets/bindings/${b}/policy?version=1`, owner);
     expect(old.json).toMatchObject({ version: 1, lifecycle: 'SUPERSEDED', daily_limit: '10', policy_commitment: v1.json.policy_commitment });
+    // Every published version recomputes to its commitment from its own published body, superseded or active
+    // (docs/ai-wallets.md: SHA-256 of the RFC 8785 JSON without policy_commitment and lifecycle).
+    const recompute = (record: Record<string, unknown>): string => {
+      const { policy_commitment: _c, lifecycle: _l, ...committed } = record;
+      return sha256Hex(canonicalJson(committed as never));
+    };
+    expect(recompute(old.json)).toBe(old.json.policy_commitment);
+    expect(recompute(v2.json)).toBe(v2.json.policy_commitment);
+    expect(recompute({ ...old.json, daily_limit: '11' })).not.toBe(old.json.policy_commitment);
+  });
+
+  it('evaluates without a policy as a well-formed refusal: a decision code, every required field typed, the nil id and commitment', async () => {
+    const { binding, agent } = await newBinding(null);
+    const r = await call('POST', `/api/v1/ai-wallets/bindings/${binding.binding_uuid}/intents/evaluate`, agent, intentBody('0.01'));
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({
+      // A binding becomes ACTIVE with its first policy: until then the refusal says so.
+      dry_run: true, state: 'DENIED', decision_code: 'BINDING_INACTIVE', policy_uuid: '0'.repeat(32), policy_version: 0, policy_commitment: '0'.repeat(64),
+      execution_created: false, reservation_created: false, event_created: false,
+    });
+    // The served OpenAPI schema of the answer: every required field present, and null only where it says nullable.
+    const doc = (await call('GET', '/api/v1/openapi.json', owner)).json;
+    const schema = doc.components.schemas.AiWalletIntentEvaluation;
+    expect(schema).toBeDefined();
+    const nullable = (props: Record<string, { nullable?: boolean }>, key: string) => props[key]?.nullable === true;
+    for (const key of schema.required as string[]) expect(r.json[key]).toBeDefined();
+    for (const [key, value] of Object.entries(r.json)) if (value === null) expect([key, nullable(schema.properties, key)]).toEqual([key, true]);
+    expect(nullable(schema.properties, 'policy_uuid')).toBe(false);
+    expect(nullable(schema.properties, 'policy_commitment')).toBe(false);
   });
 
   it('refuses invalid policies with the field named, and fiat currencies', async () => {

@@ -2,7 +2,8 @@
 import { bindingDecider, committed, decideIntent, reservationsOf, sumReservations, type BindingAggregate, type BindingCommand, type BindingEvent } from '../../src/modules/ai-wallets/domain/binding';
 import { prng } from '../support/prng';
 import { parseAmount } from '../../src/modules/ai-wallets/domain/assets';
-import { checkPolicyTerms, type PolicyTerms } from '../../src/modules/ai-wallets/domain/policy';
+import { checkPolicyTerms, policyCommitment, policyCommitmentHolds, policyRecord, type PolicyTerms } from '../../src/modules/ai-wallets/domain/policy';
+import { canonicalJson, sha256Hex } from '../../src/platform/commitments/commitment';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 const DEST = '0xabc0000000000000000000000000000000000001';
@@ -182,5 +183,33 @@ describe('budget index', () => {
     // The walk did reach every case it is meant to check.
     for (const state of ['DENIED', 'PENDING_APPROVAL', 'POLICY_APPROVED', 'APPROVED', 'REJECTED', 'EXPIRED', 'SETTLED']) expect(seen).toContain(state);
     expect(checks).toBe(1200);
+  });
+});
+
+describe('policy commitments', () => {
+  const fields = { ...terms(), policy_uuid: 'a'.repeat(32), binding_uuid: 'b'.repeat(32), version: 1, created_by_profile_uuid: 'c'.repeat(32), created: NOW.toISOString() };
+
+  it('given a published version, when it is superseded, then its published body still recomputes to its commitment', () => {
+    const active = policyRecord(fields);
+    const superseded = { ...active, lifecycle: 'SUPERSEDED' as const };
+    const expired = { ...active, lifecycle: 'EXPIRED' };
+    expect(active.policy_commitment).toBe(sha256Hex(canonicalJson({ ...fields } as never)));
+    for (const record of [active, superseded, expired]) expect(policyCommitmentHolds(record)).toBe(true);
+    expect(policyCommitmentHolds({ ...superseded, daily_limit: '999' })).toBe(false);
+  });
+
+  it('given a version committed by rule 1 (lifecycle ACTIVE inside), then it recomputes by rule 1, active or superseded', () => {
+    const legacy = { ...fields, lifecycle: 'ACTIVE' as const, policy_commitment: sha256Hex(canonicalJson({ ...fields, lifecycle: 'ACTIVE' } as never)) };
+    expect(policyCommitment(legacy, 1)).toBe(legacy.policy_commitment);
+    expect(policyCommitment(legacy, 2)).not.toBe(legacy.policy_commitment);
+    expect(policyCommitmentHolds({ ...legacy, lifecycle: 'SUPERSEDED' })).toBe(true);
+  });
+
+  it('given a binding, when a policy is published, then the event says which rule committed it', () => {
+    const created = bindingDecider.decide(create, bindingDecider.initialState(), ctx());
+    const state = created.reduce((st, e) => bindingDecider.evolve(st, e), bindingDecider.initialState());
+    const events = bindingDecider.decide({ kind: 'PublishPolicy', terms: terms(), by_profile_uuid: 'd'.repeat(32) }, state, ctx());
+    const published = events.find((e) => e.type === 'AiWalletPolicyPublished');
+    expect(published?.data).toMatchObject({ commitment_rule: 2 });
   });
 });

@@ -3,7 +3,8 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Patch, Post, P
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AiWalletIntentEvaluation } from './dto/ai-wallets.dto';
 import type { FastifyReply } from 'fastify';
 import { IsIn, Matches } from 'class-validator';
 import { CurrentPrincipal, WorkloadAllowed, type Principal } from '../../platform/auth/principal';
@@ -102,6 +103,7 @@ export class AiWalletsController {
   @HttpCode(200)
   @WorkloadAllowed()
   @ApiOperation({ summary: 'Dry run: which rule decides, the budget before and after; appends and reserves nothing.' })
+  @ApiOkResponse({ type: AiWalletIntentEvaluation })
   evaluate(@Param() p: BindingParam, @Body() body: AiWalletIntentEvaluationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new EvaluateIntent(principal, p.b, body));
   }

@@ -21,7 +21,7 @@ import { amountText, parseAmount } from './domain/assets';
 import {
   bindingDecider, bindingStream, decideIntent, intentByKey, type AiWalletBudgetLedger, type AiWalletIntent, type AiWalletRationale, type ExecutionModeName, type IntentRequest,
 } from './domain/binding';
-import type { PolicyTerms } from './domain/policy';
+import { NO_POLICY_COMMITMENT, NO_POLICY_UUID, type PolicyTerms } from './domain/policy';
 import { CLIENT_SECRET_PREFIX, WORKLOAD_TOKEN_TTL_SECONDS, workloadDecider, workloadStream } from './domain/workload';
 import type { AiWalletIntentEvaluationRequest, AiWalletPolicyRequest, CreateBindingRequest } from './dto/ai-wallets.dto';
 import { WalletAccess } from './wallet-access';
@@ -223,9 +223,10 @@ export interface AiWalletIntentEvaluation {
   capability: string;
   asset_code: string;
   amount: string;
-  policy_uuid: string | null;
+  /** NO_POLICY_UUID / NO_POLICY_COMMITMENT when the binding has no policy (decision_code POLICY_MISSING). */
+  policy_uuid: string;
   policy_version: number;
-  policy_commitment: string | null;
+  policy_commitment: string;
   budget_before: AiWalletBudgetLedger;
   projected_budget: { daily_committed: string; monthly_committed: string; asset_code: string };
   execution_created: false;
@@ -255,9 +256,9 @@ export class EvaluateIntentHandler implements ICommandHandler<EvaluateIntent, Ai
       capability: request.type,
       asset_code: request.asset,
       amount: amountText(request.amount),
-      policy_uuid: d.policy?.policy_uuid ?? null,
+      policy_uuid: d.policy?.policy_uuid ?? NO_POLICY_UUID,
       policy_version: d.policy?.version ?? 0,
-      policy_commitment: d.policy?.policy_commitment ?? null,
+      policy_commitment: d.policy?.policy_commitment ?? NO_POLICY_COMMITMENT,
       budget_before: d.budget_before,
       projected_budget: d.projected,
       execution_created: false,

@@ -13,7 +13,7 @@ import type { DecideContext, Decider } from '../../../platform/command/decider';
 import { PlatformError, ValidationFailed } from '../../../platform/errors';
 import { amountText, NETWORKS, parseAmount } from './assets';
 import { committedAt, emptyBudgetIndex, release, reserve, reservedSince, retime, settle, type BudgetIndex } from './budget-index';
-import { checkPolicyTerms, limitsFor, MAX_VELOCITY_WINDOW_SECONDS, policyExpired, policyRecord, type AiWalletPolicy, type LimitSet, type PolicyTerms } from './policy';
+import { checkPolicyTerms, limitsFor, MAX_VELOCITY_WINDOW_SECONDS, NO_POLICY_UUID, POLICY_COMMITMENT_RULE, policyExpired, policyRecord, type AiWalletPolicy, type LimitSet, type PolicyTerms } from './policy';
 
 export const bindingStream = (binding_uuid: string): string => `ai-wallet-binding-${binding_uuid}`;
 export const BINDING_STREAM_PREFIX = 'ai-wallet-binding-';
@@ -85,7 +85,8 @@ export interface AiWalletIntent {
   intent_uuid: string;
   binding_uuid: string;
   workspace_uuid: string;
-  policy_uuid: string | null;
+  /** NO_POLICY_UUID when no policy was there to apply (POLICY_MISSING). */
+  policy_uuid: string;
   policy_version: number;
   workload_client_id: string;
   idempotency_key: string;
@@ -159,7 +160,8 @@ export interface ReservationData {
 
 export type BindingEvent =
   | { type: 'AiWalletBindingCreated'; data: { binding: AiWalletBindingCore; binding_commitment: string; tenant_uuid: string; client_secret_hash: string; execution_mode: AiWalletExecutionMode } }
-  | { type: 'AiWalletPolicyPublished'; data: { policy: AiWalletPolicy } }
+  /** commitment_rule: how policy_commitment was computed (POLICY_COMMITMENT_RULE); absent before rule 2, meaning 1. */
+  | { type: 'AiWalletPolicyPublished'; data: { policy: AiWalletPolicy; commitment_rule?: number } }
   | { type: 'AiWalletBindingStateChanged'; data: { binding_uuid: string; from: BindingState; to: BindingState; reason: string; changed_at: string } }
   | { type: 'AiWalletIntentDenied'; data: { intent: AiWalletIntent } }
   | { type: 'AiWalletIntentReserved'; data: { intent: AiWalletIntent; reservation: ReservationData } }
@@ -607,7 +609,7 @@ export function decideBinding(c: BindingCommand, s: BindingAggregate, ctx: Decid
         created_by_profile_uuid: c.by_profile_uuid,
         created: at,
       });
-      const events: BindingEvent[] = [{ type: 'AiWalletPolicyPublished', data: { policy } }];
+      const events: BindingEvent[] = [{ type: 'AiWalletPolicyPublished', data: { policy, commitment_rule: POLICY_COMMITMENT_RULE } }];
       if (s.state === 'PENDING') {
         events.push({ type: 'AiWalletBindingStateChanged', data: { binding_uuid: b.binding_uuid, from: 'PENDING', to: 'ACTIVE', reason: 'First policy published.', changed_at: at } });
       }
@@ -695,7 +697,7 @@ function decideCreateIntent(
     intent_uuid,
     binding_uuid: b.binding_uuid,
     workspace_uuid: b.workspace_uuid,
-    policy_uuid: decision.policy?.policy_uuid ?? null,
+    policy_uuid: decision.policy?.policy_uuid ?? NO_POLICY_UUID,
     policy_version: decision.policy?.version ?? 0,
     workload_client_id: b.workload_client_id,
     idempotency_key: c.idempotency_key,

@@ -2,7 +2,10 @@
  * An agent wallet's spending policy (AiWalletPolicy): what the agent may do (capabilities), with which assets, to
  * which exact destinations, how much per intent, per UTC day and per UTC month, how often, and up to which amount a
  * policy decision alone may approve. Every version is kept; `policy_commitment` is the SHA-256 of the canonical
- * (RFC 8785) version without the commitment itself, so a decision can be tied to the exact rules it applied.
+ * (RFC 8785) version without the commitment itself and without `lifecycle` (a status that changes when a newer
+ * version is published), so a decision can be tied to the exact rules it applied and any published version, active
+ * or superseded, recomputes to its commitment. docs/ai-wallets.md has the rule, and the one of versions published
+ * before lifecycle was left out.
  */
 import { canonicalJson, sha256Hex } from '../../../platform/commitments/commitment';
 import type { ErrorDetail } from '../../../platform/errors';
@@ -131,11 +134,35 @@ export function checkPolicyTerms(t: PolicyTerms, now: Date): { terms: PolicyTerm
   };
 }
 
-/** The version record with its commitment (over every other field, canonical JSON). */
-export function policyRecord(fields: Omit<AiWalletPolicy, 'policy_commitment' | 'lifecycle'>): AiWalletPolicy {
-  const body = { ...fields, lifecycle: 'ACTIVE' as const };
-  return { ...body, policy_commitment: sha256Hex(canonicalJson(body)) };
+/**
+ * How a policy's commitment is computed. POLICY_COMMITMENT_RULE (2): SHA-256 of the canonical JSON of the published
+ * record without `policy_commitment` and `lifecycle`. Rule 1, of versions published before rule 2 (their
+ * AiWalletPolicyPublished event has no `commitment_rule`): the same with `lifecycle` set to "ACTIVE", the status
+ * they had when published.
+ */
+export const POLICY_COMMITMENT_RULE = 2;
+
+export function policyCommitment(record: Omit<AiWalletPolicy, 'policy_commitment' | 'lifecycle'> & { lifecycle?: unknown; policy_commitment?: unknown }, rule: 1 | 2 = POLICY_COMMITMENT_RULE): string {
+  const { policy_commitment: _commitment, lifecycle: _lifecycle, ...committed } = record;
+  return sha256Hex(canonicalJson(rule === 2 ? committed : { ...committed, lifecycle: 'ACTIVE' }));
 }
+
+/** True when a published record (any lifecycle) recomputes to its own commitment under either rule. */
+export function policyCommitmentHolds(record: AiWalletPolicy | (Omit<AiWalletPolicy, 'lifecycle'> & { lifecycle: string })): boolean {
+  return record.policy_commitment === policyCommitment(record, 2) || record.policy_commitment === policyCommitment(record, 1);
+}
+
+/** The version record with its commitment (rule 2: every field but the commitment and the lifecycle). */
+export function policyRecord(fields: Omit<AiWalletPolicy, 'policy_commitment' | 'lifecycle'>): AiWalletPolicy {
+  return { ...fields, lifecycle: 'ACTIVE', policy_commitment: policyCommitment(fields, 2) };
+}
+
+/**
+ * Where a decision had no policy to apply (decision_code POLICY_MISSING), the fields that name the policy still
+ * carry their declared types: the nil id and the nil commitment, which no real policy can have.
+ */
+export const NO_POLICY_UUID = '0'.repeat(32);
+export const NO_POLICY_COMMITMENT = '0'.repeat(64);
 
 export const policyExpired = (p: Pick<AiWalletPolicy, 'expires_at'>, now: Date): boolean => p.expires_at !== null && Date.parse(p.expires_at) <= now.getTime();
 

@@ -200,3 +200,48 @@ export class WorkloadTokenRequest {
   @ApiPropertyOptional() @Optional() @IsString() @Length(0, 256)
   scope?: string;
 }
+
+// --- responses --------------------------------------------------------------------------------------------------
+
+/** AiWalletBudgetLedger (seeds): decimal strings; asset_code and currency may be null (no policy to name them). */
+export class AiWalletBudgetLedgerView {
+  @ApiProperty({ example: 'RESERVE_ON_ACCEPT' }) accounting_model!: string;
+  @ApiProperty({ example: '1' }) max_single_amount!: string;
+  @ApiProperty({ example: '10' }) daily_limit!: string;
+  @ApiProperty({ example: '0' }) daily_committed!: string;
+  @ApiProperty({ example: '10' }) daily_remaining!: string;
+  @ApiProperty({ example: '100' }) monthly_limit!: string;
+  @ApiProperty({ example: '0' }) monthly_committed!: string;
+  @ApiProperty({ example: '100' }) monthly_remaining!: string;
+  @ApiProperty({ type: 'integer', format: 'int64' }) active_intent_count!: number;
+  @ApiProperty({ type: String, nullable: true, required: false }) asset_code?: string | null;
+  @ApiProperty({ type: String, nullable: true, required: false }) currency?: string | null;
+}
+
+export class AiWalletProjectedBudgetView {
+  @ApiProperty({ example: '0.5' }) daily_committed!: string;
+  @ApiProperty({ example: '0.5' }) monthly_committed!: string;
+  @ApiProperty({ example: 'ETH' }) asset_code!: string;
+}
+
+/**
+ * AiWalletIntentEvaluation (seeds): every field required and never null. Without a policy to apply the decision is
+ * DENIED with decision_code POLICY_MISSING, policy_uuid the nil id (32 zeros), policy_commitment the nil commitment
+ * (64 zeros) and policy_version 0.
+ */
+export class AiWalletIntentEvaluation {
+  @ApiProperty({ enum: [true] }) dry_run!: true;
+  @ApiProperty({ example: 'DENIED', description: 'ALLOWED, APPROVAL_REQUIRED, DENIED, or PREVIEW without a rationale.' }) state!: string;
+  @ApiProperty({ example: 'POLICY_MISSING' }) decision_code!: string;
+  @ApiProperty({ example: 'TRANSFER' }) capability!: string;
+  @ApiProperty({ example: 'ETH' }) asset_code!: string;
+  @ApiProperty({ example: '0.5' }) amount!: string;
+  @ApiProperty({ pattern: '^[0-9a-f]{32}$', description: '00000000000000000000000000000000 when no policy applied.' }) policy_uuid!: string;
+  @ApiProperty({ type: 'integer', format: 'int64', description: '0 when no policy applied.' }) policy_version!: number;
+  @ApiProperty({ pattern: '^[0-9a-f]{64}$', description: '64 zeros when no policy applied.' }) policy_commitment!: string;
+  @ApiProperty({ type: AiWalletBudgetLedgerView }) budget_before!: AiWalletBudgetLedgerView;
+  @ApiProperty({ type: AiWalletProjectedBudgetView }) projected_budget!: AiWalletProjectedBudgetView;
+  @ApiProperty({ enum: [false] }) execution_created!: false;
+  @ApiProperty({ enum: [false] }) reservation_created!: false;
+  @ApiProperty({ enum: [false] }) event_created!: false;
+}
