@@ -67,12 +67,40 @@ describe('LeaseLoop', () => {
     expect(j.calls).toEqual(['interrupt', 'finish', 'release']);
   }, 5_000);
 
+  /** Runs a failing job until `count` back-off pauses were taken; answers their lengths. */
+  async function backOffs(random: () => number, count = 4): Promise<number[]> {
+    const j = job();
+    j.work = async () => {
+      throw new Error('boom');
+    };
+    const loop = new LeaseLoop(j, { retryDelayMs: 40, maxRetryDelayMs: 160, random });
+    const sleeps: number[] = [];
+    loop.sleep = async (ms: number) => {
+      sleeps.push(ms);
+      // Yield to the timers so the loop does not spin in microtasks (and `until` gets to look).
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    loop.start();
+    await until(async () => sleeps.length, (n) => n >= count);
+    await loop.stop();
+    return sleeps.slice(0, count);
+  }
+
+  it('jitters each back-off between half and all of the doubling delay, so nodes do not retry in step', async () => {
+    expect(await backOffs(() => 0.999999)).toEqual([40, 80, 160, 160]);
+    expect(await backOffs(() => 0)).toEqual([20, 40, 80, 80]);
+    // Ten nodes failing together: their first retries spread over the window instead of landing at one instant.
+    const firsts = await Promise.all(Array.from({ length: 10 }, () => backOffs(Math.random, 1)));
+    for (const [wait] of firsts) expect(wait).toBeGreaterThanOrEqual(20), expect(wait).toBeLessThanOrEqual(40);
+    expect(new Set(firsts.map(([wait]) => wait)).size).toBeGreaterThan(1);
+  }, 5_000);
+
   it('doubles the back-off up to its maximum, and starts again from the first delay once the job recovers', async () => {
     const j = job();
     j.work = async () => {
       throw new Error('boom');
     };
-    const loop = new LeaseLoop(j, { retryDelayMs: 5, maxRetryDelayMs: 20 });
+    const loop = new LeaseLoop(j, { retryDelayMs: 5, maxRetryDelayMs: 20, random: () => 0.999999 });
     const sleeps: number[] = [];
     const sleep = loop.sleep.bind(loop);
     loop.sleep = (ms: number) => {

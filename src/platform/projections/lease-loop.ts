@@ -35,9 +35,14 @@ export interface LeaseJob {
 }
 
 export interface LeaseLoopOptions {
-  /** First delay after a failure; doubles up to maxRetryDelayMs. */
+  /**
+   * First delay after a failure; doubles up to maxRetryDelayMs. Each wait is jittered ("equal jitter": between half
+   * and all of the current delay), so nodes that failed together do not retry in step; so is the stand-by poll.
+   */
   retryDelayMs: number;
   maxRetryDelayMs: number;
+  /** The jitter's source of randomness in [0, 1); tests fix it. */
+  random?: () => number;
   /**
    * A failing job stays 'failing' until it calls `recovered` (default), or counts as running once prepared again. The
    * back-off resets only on `recovered` either way, so a job that fails on the same input does not retry at full speed.
@@ -130,6 +135,10 @@ export class LeaseLoop {
     this.job.stateChanged?.(state);
   }
 
+  private random(): number {
+    return (this.options.random ?? Math.random)();
+  }
+
   private async run(): Promise<void> {
     const { maxRetryDelayMs, failingUntilRecovered = true } = this.options;
     while (!this.stopping) {
@@ -151,15 +160,16 @@ export class LeaseLoop {
         if (this.stopping) break;
         if (error instanceof LeaseLost || this.lost || this.job.standsBy?.(error)) {
           this.set('standby');
-          await this.sleep(LEASE_MS / 3);
+          // Between 3/4 and all of a third of the lease: stand-by nodes do not all ask for a freed lease at once.
+          await this.sleep(Math.ceil((LEASE_MS / 3) * (0.75 + 0.25 * this.random())));
           continue;
         }
         this.lastError = error instanceof Error ? error.message : String(error);
         this.set('failing');
         this.job.failed?.(error);
-        const wait = this.delay;
-        this.delay = Math.min(wait * 2, maxRetryDelayMs); // before the pause, so a recovery during it is kept
-        await this.sleep(wait);
+        const ceiling = this.delay;
+        this.delay = Math.min(ceiling * 2, maxRetryDelayMs); // before the pause, so a recovery during it is kept
+        await this.sleep(Math.ceil(ceiling / 2 + (ceiling / 2) * this.random()));
       }
     }
     this.stopRenewing();
