@@ -21,8 +21,19 @@ import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/
 
 export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
   const pinoLogger = createPlatformLogger(options.config.logLevel, options.logStream);
+  const { http } = options.config;
   const adapter = new FastifyAdapter({
     bodyLimit: options.config.bodyLimitBytes,
+    // Slow clients: the headers, then the whole request, must arrive in time (408 in the envelope, then closed);
+    // Node checks those deadlines every connectionsCheckingInterval (30 s by default, far too coarse for them).
+    http: {
+      headersTimeout: http.headersTimeoutMs,
+      requestTimeout: http.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(http.headersTimeoutMs / 4))),
+    },
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    connectionTimeout: http.socketIdleTimeoutMs,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdFrom(req.headers['x-request-id'], newId),
     logger: false,
     // Errors the router raises before any route runs (a malformed URL) get the envelope too.
@@ -37,6 +48,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   app.useLogger(logger);
 
   const fastify = app.getHttpAdapter().getInstance();
+  // Past the cap Node closes a new connection on arrival, so one node's sockets and memory stay bounded.
+  fastify.server.maxConnections = http.maxConnections;
   installJsonOnly(fastify, options.config.bodyLimitBytes);
   const metrics = app.get(MetricsService);
   const pipeline = app.get(CommandPipelineGuard);

@@ -2,7 +2,7 @@
  * The HTTP edge over a real socket (issue 19, items 1–2): what Node's parser refuses and what the body parser
  * refuses both come back in the platform's error envelope with a request id, the right status and no internals.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { startTestApp, type TestApp } from '../support/app';
 import { registerTrader } from '../support/traders';
 
@@ -84,4 +84,115 @@ describe('HTTP edge: every refusal in the one envelope', () => {
     const none = await raw(port, `POST /api/v1/identity/closure/cancel HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: ${headers.authorization}\r\nContent-Length: 0\r\n\r\n`);
     expect(none.status).toBe(409);
   });
+});
+
+/** Opens a connection and resolves once it is up. */
+function opened(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    socket.on('error', reject);
+  });
+}
+
+/** Resolves with everything the server sent once it closes the connection, and when that was. */
+function closed(socket: Socket): Promise<{ data: string; at: number }> {
+  return new Promise((resolve) => {
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk.toString('utf8')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve({ data, at: Date.now() }));
+  });
+}
+
+describe('HTTP edge: slow clients are cut off in the configured time while others are served (issue 19, item 3)', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await startTestApp({ HTTP_HEADERS_TIMEOUT_MS: '600', HTTP_REQUEST_TIMEOUT_MS: '1200', HTTP_KEEP_ALIVE_TIMEOUT_MS: '400' });
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  afterAll(async () => t.close());
+
+  /** Writes one byte at a time every `everyMs` until the socket closes; meanwhile asks /health/live as a normal client. */
+  async function trickle(head: string, rest: string, everyMs = 100) {
+    const socket = await opened(port);
+    const started = Date.now();
+    const end = closed(socket);
+    socket.write(head);
+    let i = 0;
+    const timer = setInterval(() => {
+      if (!socket.destroyed && i < rest.length) socket.write(rest[i++]);
+    }, everyMs);
+    const served: number[] = [];
+    let done = false;
+    void end.then(() => (done = true));
+    while (!done) {
+      served.push((await fetch(`http://127.0.0.1:${port}/health/live`)).status);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    clearInterval(timer);
+    const { data, at } = await end;
+    return { data, elapsed: at - started, sentBytes: i, served };
+  }
+
+  it('answers a body trickled a byte at a time with 408 in the envelope and closes it once the request timeout passes', async () => {
+    const body = JSON.stringify({ account_type: 'INDIVIDUAL', email: 'slow@example.com', padding: 'x'.repeat(200) });
+    const head = `POST /api/v1/identity/registrations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const r = await trickle(head, body);
+    expect(r.data).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(r.data.slice(r.data.indexOf('\r\n\r\n') + 4)).error.code).toBe('REQUEST_TIMEOUT');
+    // Cut off after the configured 1.2 s (Node looks every 150 ms here), long before the body was through.
+    expect(r.elapsed).toBeGreaterThanOrEqual(1100);
+    expect(r.elapsed).toBeLessThan(3000);
+    expect(r.sentBytes).toBeLessThan(body.length);
+    // Normal clients were answered all along.
+    expect(r.served.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(r.served)).toEqual(new Set([200]));
+  }, 15_000);
+
+  it('answers headers trickled a line at a time with 408 once the headers timeout passes', async () => {
+    const lines = Array.from({ length: 100 }, (_, n) => `X-Slow-${n}: y\r\n`).join('');
+    const r = await trickle('GET /health/live HTTP/1.1\r\nHost: x\r\n', lines, 50);
+    expect(r.data).toMatch(/^HTTP\/1\.1 408 /);
+    expect(r.elapsed).toBeGreaterThanOrEqual(500);
+    expect(r.elapsed).toBeLessThan(2500);
+  }, 15_000);
+
+  it('closes an idle keep-alive connection after the keep-alive timeout', async () => {
+    const socket = await opened(port);
+    const end = closed(socket);
+    let answeredAt = 0;
+    socket.once('data', () => (answeredAt = Date.now()));
+    socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+    const { data, at } = await end;
+    expect(data).toMatch(/^HTTP\/1\.1 200 /);
+    // Kept open for the configured 0.4 s after the answer (plus Node's own margin), not the 72 s default.
+    expect(at - answeredAt).toBeGreaterThanOrEqual(350);
+    expect(at - answeredAt).toBeLessThan(2500);
+  }, 10_000);
+});
+
+describe('HTTP edge: a cap on connections per node (issue 19, item 3)', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await startTestApp({ HTTP_MAX_CONNECTIONS: '3' });
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  afterAll(async () => t.close());
+
+  it('closes a connection past the cap on arrival and serves again once one is freed', async () => {
+    const held = await Promise.all([opened(port), opened(port), opened(port)]);
+    await new Promise((r) => setTimeout(r, 100)); // let the server accept all three
+    const extra = await opened(port);
+    const refused = closed(extra);
+    extra.write('GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect((await refused).data).toBe('');
+    held[0].destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await raw(port, 'GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
+    for (const socket of held) socket.destroy();
+  }, 10_000);
 });

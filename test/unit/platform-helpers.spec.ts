@@ -80,6 +80,12 @@ describe('configuration', () => {
       /PORT[\s\S]*EVENTSTORE_CONNECTION_STRING[\s\S]*DATABASE_URL|PORT[\s\S]*DATABASE_URL/,
     );
   });
+
+  it('has slow-client limits by default and refuses a headers timeout longer than the whole request', () => {
+    expect(loadPlatformConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, socketIdleTimeoutMs: 120_000, maxConnections: 4096 });
+    expect(() => loadPlatformConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS/);
+    expect(() => loadPlatformConfig({ HTTP_MAX_CONNECTIONS: '0' })).toThrow(/HTTP_MAX_CONNECTIONS/);
+  });
 });
 
 describe('DTO validation (memoized rule lookups)', () => {

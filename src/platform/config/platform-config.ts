@@ -111,6 +111,29 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 * 1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
 
+  /** The whole request line and headers must arrive within this (a client trickling headers is cut off: 408). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  /** The whole request, body included, must arrive within this (a trickled body is cut off: 408). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  /**
+   * How long an idle keep-alive connection stays open between requests. Above a load balancer's own idle timeout
+   * (60 s on the common ones), so the balancer never reuses a connection this node is closing.
+   */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+  /** A socket with no traffic either way for this long is closed (a client that stopped reading its response). */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000)
+  HTTP_SOCKET_IDLE_TIMEOUT_MS = 120_000;
+
+  /** Open connections this node accepts at once; more are closed on arrival. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  HTTP_MAX_CONNECTIONS = 4096;
+
   @Transform(toInt) @IsInt() @Min(60) @Max(30 * 24 * 3600)
   IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -242,6 +265,8 @@ export interface PlatformConfig {
   readYourWritesTimeoutMs: number;
   minPositionTimeoutMs: number;
   bodyLimitBytes: number;
+  /** Slow-client limits and the connection cap (HTTP_* variables). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; socketIdleTimeoutMs: number; maxConnections: number };
   idempotencyTtlSeconds: number;
   projectionsAutostart: boolean;
   projectionBatchSize: number;
@@ -283,8 +308,12 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  // Node refuses a headers timeout above the request timeout: the headers are part of the request.
+  if (errors.length === 0 && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    lines.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
+  if (lines.length > 0) {
     throw new Error(`Invalid environment:\n  ${lines.join('\n  ')}`);
   }
   return env;
@@ -315,6 +344,13 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     readYourWritesTimeoutMs: env.READ_YOUR_WRITES_TIMEOUT_MS,
     minPositionTimeoutMs: env.MIN_POSITION_TIMEOUT_MS,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      socketIdleTimeoutMs: env.HTTP_SOCKET_IDLE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
+    },
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
     projectionsAutostart: env.PROJECTIONS_AUTOSTART,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
