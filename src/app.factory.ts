@@ -16,6 +16,7 @@ import { assertAcceptableJson, assertUtf8ContentType } from './platform/http/jso
 import { installRequestLifecycle, requestIdFrom, sendError } from './platform/http/request-lifecycle';
 import { platformClientErrorHandler } from './platform/http/client-errors';
 import { PlatformValidationPipe } from './platform/http/validation';
+import { installSecurityHeaders } from './platform/http/security-headers';
 import { MetricsService } from './platform/observability/metrics.service';
 import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/logging/logger.config';
 
@@ -60,6 +61,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     logAborted: (request) => logAbortedRequest(pinoLogger, request),
     settle: (request) => pipeline.settle(request),
   });
+  // After the lifecycle's hooks: a CORS preflight answered by the plugin still gets a request id and context.
+  await installSecurityHeaders(app, options.config.corsAllowedOrigins);
 
   app.useGlobalFilters(app.get(PlatformExceptionFilter));
   app.useGlobalPipes(app.get(PlatformValidationPipe));

@@ -167,6 +167,15 @@ export class EnvironmentVariables {
   @IsAddressList()
   TRUSTED_PROXIES = '';
 
+  /**
+   * Browser origins allowed to call the API cross-origin (CORS), comma-separated, e.g. `https://app.example.com`.
+   * Empty (the default): CORS is off, and browsers keep other sites' pages from reading any answer.
+   */
+  @Matches(/^\s*(https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\s*(,\s*https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\s*)*)?$/, {
+    message: 'CORS_ALLOWED_ORIGINS must be a comma-separated list of origins (scheme://host[:port], no path), e.g. https://app.example.com',
+  })
+  CORS_ALLOWED_ORIGINS = '';
+
   /** Failed sign-ins from one source (client address) per 15 minutes before it is refused: a coarse ceiling. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
   LOGIN_SOURCE_FAILURE_LIMIT = 100;
@@ -277,6 +286,8 @@ export interface PlatformConfig {
   tenantCreationLimit: number;
   /** TRUSTED_PROXIES, parsed: addresses and CIDR ranges. */
   trustedProxies: string[];
+  /** CORS_ALLOWED_ORIGINS, parsed; empty: CORS off. */
+  corsAllowedOrigins: string[];
   loginSourceFailureLimit: number;
   mailAddressLimitPerHour: number;
   mailSourceLimitPerHour: number;
@@ -360,6 +371,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     tenantCreation: env.TENANT_CREATION,
     tenantCreationLimit: env.TENANT_CREATION_LIMIT,
     trustedProxies: addressList(env.TRUSTED_PROXIES),
+    corsAllowedOrigins: addressList(env.CORS_ALLOWED_ORIGINS),
     loginSourceFailureLimit: env.LOGIN_SOURCE_FAILURE_LIMIT,
     mailAddressLimitPerHour: env.MAIL_ADDRESS_LIMIT_PER_HOUR,
     mailSourceLimitPerHour: env.MAIL_SOURCE_LIMIT_PER_HOUR,

@@ -55,7 +55,7 @@ export class CommandPipelineGuard implements CanActivate {
   /** Also when the command refused after recording something (a failed login): the answer follows the write. */
   async settle(request: FastifyRequest): Promise<void> {
     const ctx = request.platformContext;
-    if (ctx.commit_position === null) return;
+    if (!ctx || ctx.commit_position === null) return;
     const names = this.runner.projectorsFor(ctx.appended_types);
     const reached = await this.runner.waitFor(ctx.commit_position, names, this.config.readYourWritesTimeoutMs);
     if (!reached) request.projectionsPending = true;

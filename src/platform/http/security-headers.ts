@@ -1,0 +1,76 @@
+/**
+ * Response headers a browser reads for safety, set by the plugins made for it: @fastify/helmet (nosniff, referrer
+ * policy, CSP, frame-ancestors, HSTS…) and @fastify/cors (off unless CORS_ALLOWED_ORIGINS lists origins). Every API
+ * answer is personal or financial, and some carry credentials (sign-in, step-up, tokens, TOTP secrets, recovery
+ * codes), so none may be stored by a browser or a shared cache: `Cache-Control: no-store` unless a route says
+ * otherwise. The docs page (Swagger UI) is the one HTML page: its CSP allows its own scripts, styles and images.
+ */
+import cors from '@fastify/cors';
+import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+
+/** The JSON API: nothing to load, nothing may frame it. */
+const API_CSP = {
+  useDefaults: false,
+  directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] },
+};
+
+/** Swagger UI: its bundle and init script, its inline styles, data: icons, and fetches of the document and "Try it out". */
+const DOCS_CSP = {
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:'],
+    fontSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+};
+
+/** Request headers a browser client may send cross-origin, and response headers its script may read. */
+const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Min-Position', 'X-Request-Id', 'X-Correlation-Id'];
+const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'X-Position', 'X-Next-Cursor', 'Idempotent-Replay', 'Retry-After', 'Location'];
+
+export const DOCS_PREFIX = '/docs';
+
+export async function installSecurityHeaders(app: NestFastifyApplication, corsAllowedOrigins: string[]): Promise<void> {
+  const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
+  const options: FastifyHelmetOptions = {
+    global: true,
+    contentSecurityPolicy: API_CSP,
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' }, // what frame-ancestors 'none' says, for browsers that only read X-Frame-Options
+    // An API answers other origins only through CORS; the resource policy must not undo an allow-listed origin.
+    crossOriginResourcePolicy: { policy: corsAllowedOrigins.length > 0 ? 'cross-origin' : 'same-origin' },
+  };
+  await app.register(helmet, options);
+  // Routes registered from here on (Nest's and Swagger's) get theirs: the docs page its own CSP, the rest no-store.
+  fastify.addHook('onRoute', (route) => {
+    const docs = route.url === DOCS_PREFIX || route.url.startsWith(`${DOCS_PREFIX}/`) || route.url.startsWith(`${DOCS_PREFIX}-`);
+    if (docs) route.config = Object.assign(route.config ?? {}, { helmet: { contentSecurityPolicy: DOCS_CSP } });
+  });
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const url = request.routeOptions?.url ?? '';
+    const docs = url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`) || url.startsWith(`${DOCS_PREFIX}-`);
+    if (!docs && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+    return payload;
+  });
+  if (corsAllowedOrigins.length > 0) {
+    await app.register(cors, {
+      origin: corsAllowedOrigins,
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: CORS_REQUEST_HEADERS,
+      exposedHeaders: CORS_EXPOSED_HEADERS,
+      // Bearer tokens, not cookies: a browser never sends credentials on its own.
+      credentials: false,
+      maxAge: 600,
+      strictPreflight: true,
+    });
+  }
+}
