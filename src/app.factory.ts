@@ -17,10 +17,13 @@ import { installRequestLifecycle, requestIdFrom, sendError } from './platform/ht
 import { platformClientErrorHandler } from './platform/http/client-errors';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { installSecurityHeaders } from './platform/http/security-headers';
+import { prepareDataDir } from './platform/security/data-dir';
 import { MetricsService } from './platform/observability/metrics.service';
 import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/logging/logger.config';
 
 export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
+  // Before anything opens a file there: an unsafe DATA_DIR is refused with a message saying what to do.
+  prepareDataDir(options.config.dataDir);
   const pinoLogger = createPlatformLogger(options.config.logLevel, options.logStream);
   const { http } = options.config;
   const adapter = new FastifyAdapter({
@@ -44,7 +47,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     ...(options.config.trustedProxies.length > 0 ? { trustProxy: options.config.trustedProxies } : {}),
     clientErrorHandler: platformClientErrorHandler(newId, pinoLogger),
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, logger: pinoLogger }), adapter, { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, logger: pinoLogger }), adapter, { bodyParser: false, bufferLogs: true, abortOnError: false });
   const logger = app.get(Logger);
   app.useLogger(logger);
 

@@ -14,7 +14,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // Config errors name the variable; anything else is a start-up failure worth its stack on stderr.
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // Config errors name the variable and a refusal (an unsafe DATA_DIR) says what to do: their message is the answer.
+  // Anything else is a start-up failure worth its stack on stderr.
+  const plain = error instanceof Error && (error.name === 'StartupRefused' || error.message.startsWith('Invalid environment'));
+  process.stderr.write(`${error instanceof Error ? (plain ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
   process.exit(1);
 });

@@ -2,12 +2,12 @@
  * The read-model database: SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set. Schemas come
  * from migrations (run on start), never from `synchronize`.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource, type DataSourceOptions, type EntityManager, type MixedList } from 'typeorm';
 import { OutboxSeeds1764000009500 } from './migrations/1764000009500-OutboxSeeds';
 import { PlatformTables1764000000000 } from './migrations/1764000000000-PlatformTables';
 import type { ReadModelDefinition } from './read-model.definition';
+import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
 
 export interface ReadModelDatabaseOptions {
   dataDir: string;
@@ -28,7 +28,8 @@ export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): D
     const extra = options.schema ? { options: `-c search_path="${options.schema}"` } : undefined;
     return { type: 'postgres', url: options.databaseUrl, schema: options.schema, poolSize: 10, extra, ...common };
   }
-  mkdirSync(options.dataDir, { recursive: true });
+  prepareDataDir(options.dataDir);
+  privateSqliteFiles(join(options.dataDir, 'read.sqlite'));
   return {
     type: 'better-sqlite3',
     database: join(options.dataDir, 'read.sqlite'),

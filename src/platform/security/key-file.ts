@@ -1,7 +1,8 @@
 /** Secret keys that live in the environment or, for the embedded default, in a file under DATA_DIR. */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { prepareDataDir, privateFile } from './data-dir';
 
 const KEY_BYTES = 32;
 
@@ -21,11 +22,14 @@ export function loadOrCreateKey(dataDir: string, fileName: string, envValue?: st
     }
     return key;
   }
+  prepareDataDir(dataDir);
   const path = join(dataDir, fileName);
   const existing = readKeyFile(path);
-  if (existing) return existing;
+  if (existing) {
+    privateFile(path, { create: false }); // a key an earlier version left readable by others
+    return existing;
+  }
 
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temp, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   try {

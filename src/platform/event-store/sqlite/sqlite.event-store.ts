@@ -4,7 +4,6 @@
  * transaction (group commit); each append runs in its own savepoint so one writer's conflict never fails another's.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { assertCanonicalizable } from '../../commitments/json';
 import { canonicalJson, eventCommitmentOf } from '../../commitments/commitment';
@@ -22,6 +21,7 @@ import {
   type SubscribeOptions,
 } from '../event-store.port';
 import { validateAppend } from '../append-validation';
+import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
 
 interface PendingAppend {
   stream: string;
@@ -137,7 +137,10 @@ export class SqliteEventStore implements EventStore {
   private readonly commitBatch: (batch: PendingAppend[]) => Array<AppendResult | { error: unknown }>;
 
   constructor(options: SqliteEventStoreOptions) {
-    if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
+    if (options.filename !== ':memory:') {
+      prepareDataDir(dirname(options.filename));
+      privateSqliteFiles(options.filename);
+    }
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');

@@ -1,0 +1,64 @@
+/**
+ * DATA_DIR holds the event log, the read models, the secret keys and the file mailbox: only the platform's own user
+ * may read it, and nobody else may write it (another user who can write there could replace the log or the keys).
+ * The directory is created 0700 and every file in it 0600; a directory other users can write is refused at start.
+ */
+import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** A start-up refusal the operator must act on: printed as its message alone, without a stack. */
+export class StartupRefused extends Error {
+  override readonly name = 'StartupRefused';
+}
+
+/** Creates DATA_DIR (0700) when missing; refuses one that a group or other users can write. */
+export function prepareDataDir(dataDir: string): void {
+  let created = false;
+  try {
+    created = mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined;
+  } catch (error) {
+    throw new StartupRefused(`DATA_DIR ${dataDir} cannot be created: ${(error as Error).message}`);
+  }
+  // mkdir's mode is masked by the umask: set it explicitly on what was just created.
+  if (created) chmodSync(dataDir, PRIVATE_DIR_MODE);
+  const stat = statSync(dataDir);
+  if (!stat.isDirectory()) throw new StartupRefused(`DATA_DIR ${dataDir} is not a directory.`);
+  if ((stat.mode & 0o022) !== 0) {
+    const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
+    throw new StartupRefused(
+      `DATA_DIR ${dataDir} is writable by other users (mode ${mode}): they could replace the event log or the keys. ` +
+        `Make it private (chmod 700 ${dataDir}) and start again.`,
+    );
+  }
+}
+
+/**
+ * Makes `path` a private file: created empty with mode 0600 when missing (SQLite then gives its -wal and -shm files
+ * the same mode), narrowed to 0600 when an earlier version left it readable by others. `create: false` only narrows.
+ */
+export function privateFile(path: string, { create = true } = {}): void {
+  let fd: number;
+  try {
+    // O_NOFOLLOW: a symbolic link planted in DATA_DIR is not followed to a file elsewhere.
+    fd = openSync(path, (create ? constants.O_CREAT : 0) | constants.O_RDONLY | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !create) return;
+    if (code === 'ELOOP') throw new StartupRefused(`${path} is a symbolic link; the platform's files must be regular files in DATA_DIR.`);
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if ((stat.mode & 0o077) !== 0) chmodSync(path, PRIVATE_FILE_MODE);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A SQLite database file and its companions (WAL, shared memory, rollback journal), all private. */
+export function privateSqliteFiles(filename: string): void {
+  privateFile(filename);
+  for (const suffix of ['-wal', '-shm', '-journal']) privateFile(`${filename}${suffix}`, { create: false });
+}
