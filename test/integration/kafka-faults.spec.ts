@@ -99,7 +99,11 @@ describe('Kafka faults (real broker)', () => {
     const store = new SqliteEventStore({ filename: join(dir, 'events.sqlite'), pollIntervalMs: 20 });
     const db = await openReadModelDatabase({ dataDir: dir, readModels: [] });
     const prefix = topicPrefix();
-    const link = openKafkaLink({ brokers, clientId: 'fault-test', prefix, settings: { partitions: 3, replicationFactor: -1, eventsRetentionMs: -1 } });
+    // The Kafka client's own lines, as the platform's logger receives them (issue 19, item 9).
+    const clientLines: Array<{ level: string; msg: string; obj: object }> = [];
+    const capture = (level: string) => (obj: object, msg: string) => void clientLines.push({ level, msg, obj });
+    const logger = { info: capture('info'), warn: capture('warn'), error: capture('error') };
+    const link = openKafkaLink({ brokers, clientId: 'fault-test', prefix, settings: { partitions: 3, replicationFactor: -1, eventsRetentionMs: -1 }, logger });
     const publisher = new EventPublisher(store, db, link, { logger: silentKafkaLogger, batchSize: 20, retryDelayMs: 100, maxRetryDelayMs: 1000 });
     try {
       await appendEvents(store, 200);
@@ -117,6 +121,12 @@ describe('Kafka faults (real broker)', () => {
       expect(publisher.state).toBe('running');
       expect((await new CheckpointStore(db).read(EVENTS_LEASE))?.position).toBe(head);
       await expectAtLeastOnceInOrder(brokers, prefix, await everything(store));
+      // The broker being away was seen (and said), as warnings with a msg, never an error per reconnect.
+      expect(clientLines.length).toBeGreaterThan(0);
+      for (const line of clientLines) {
+        expect(line.msg).toMatch(/^kafka: \S/);
+        expect([line.level, line.msg]).toEqual(['warn', line.msg]);
+      }
     } finally {
       await publisher.stop();
       await link.topics.close();

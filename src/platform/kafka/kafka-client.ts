@@ -50,18 +50,55 @@ export function openKafkaLink(options: KafkaLinkOptions): KafkaLink {
     // Client-level retries (metadata, connections); a send that still fails is retried by the publisher's own loop.
     retry: { initialRetryTime: 200, maxRetryTime: 5000, retries: 5 },
     logLevel: logLevel.WARN,
-    logCreator: () => (entry: LogEntry) => {
-      const { message, ...rest } = entry.log;
-      // Bounded retries are deliberate: the guarantee is at-least-once, and the publisher resends from its checkpoint.
-      if (/Limiting retries for the idempotent producer/.test(message)) return;
-      const obj = { kafka: entry.namespace, ...rest };
-      if (entry.level <= logLevel.ERROR) logger.error(obj, `kafka: ${message}`);
-      else if (entry.level === logLevel.WARN) logger.warn(obj, `kafka: ${message}`);
-      else logger.info(obj, `kafka: ${message}`);
+    logCreator: () => {
+      const lines = new KafkaClientLog();
+      return (entry: LogEntry) => {
+        const line = lines.line(entry);
+        if (line) logger[line.level](line.obj, line.msg);
+      };
     },
   });
   return { kafka, topics: new TopicManager(kafka, options.prefix, options.settings), prefix: options.prefix };
 }
+
+/** kafkajs namespaces whose errors are about reaching a broker: the client reconnects and the job retries. */
+const CONNECTION_NAMESPACES = new Set(['Connection', 'BrokerPool', 'Cluster', 'Broker', 'SocketRequest', 'RequestQueue']);
+const REPEAT_WINDOW_MS = 30_000;
+
+/**
+ * The Kafka client's own log lines, through the platform's logger: every line has a `msg` ("kafka: …") and the
+ * client's fields beside it; a broker that cannot be reached (refused, reset, timed out, a leader election) is a
+ * warning, since the client reconnects and the publisher retries from its checkpoint, and is logged once per 30 s
+ * with a count of the repeats held back, instead of an error on every reconnect. The publisher's own failure (one
+ * line per back-off, leased-worker.ts) stays an error.
+ */
+export class KafkaClientLog {
+  private readonly recent = new Map<string, { at: number; held: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  line(entry: LogEntry): { level: 'info' | 'warn' | 'error'; obj: Record<string, unknown>; msg: string } | null {
+    const { message, timestamp: _timestamp, logger: _logger, ...rest } = entry.log as LogEntry['log'] & { logger?: string };
+    // Bounded retries are deliberate: the guarantee is at-least-once, and the publisher resends from its checkpoint.
+    if (/Limiting retries for the idempotent producer/.test(message ?? '')) return null;
+    const text = message && message.trim() !== '' ? message : `${entry.namespace || 'client'} event`;
+    const transient = CONNECTION_NAMESPACES.has(entry.namespace) || rest.retriable === true || TRANSIENT.test(`${text} ${String(rest.error ?? '')}`);
+    const level = entry.level <= logLevel.ERROR && !transient ? 'error' : entry.level <= logLevel.WARN ? 'warn' : 'info';
+    const key = `${entry.namespace}|${text}|${String(rest.broker ?? '')}`;
+    const seen = this.recent.get(key);
+    const at = this.now();
+    if (level !== 'error' && seen && at - seen.at < REPEAT_WINDOW_MS) {
+      seen.held += 1;
+      return null;
+    }
+    this.recent.set(key, { at, held: 0 });
+    if (this.recent.size > 1000) this.recent.clear(); // bounded: brokers and messages are few, but never grow
+    const repeats = seen && seen.held > 0 ? { repeats_held_back: seen.held } : {};
+    return { level, obj: { kafka: entry.namespace, ...rest, ...repeats }, msg: `kafka: ${text}` };
+  }
+}
+
+const TRANSIENT = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection (error|timeout|closed)|Failed to connect|disconnected|leadership election|not the leader|no leader|NOT_LEADER|LEADER_NOT_AVAILABLE|Request timed out|The group coordinator is not available|Broker not connected/i;
 
 /**
  * An idempotent producer (PLATFORM.md section 8): acks from all in-sync replicas, one request in flight, so the
