@@ -5,7 +5,7 @@ import { loadPlatformConfig } from '../../src/platform/config/platform-config';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import { byTopic, eventEnvelope, eventMessages, messageSize, outboxMessage, planSends, type OutgoingMessage } from '../../src/platform/kafka/messages';
 import {
-  AUDIT_CHECKPOINT_EVENT_TYPE, AUDIT_CHECKPOINT_STREAM, checkpointsTopic, eventsTopic, isLegalTopicName, moduleOfStream, projectionTopic, topicSpec, TOPIC_MAX_MESSAGE_BYTES,
+  AUDIT_CHECKPOINT_EVENT_TYPE, AUDIT_CHECKPOINT_STREAM, checkpointsTopic, eventsTopic, isLegalTopicName, moduleOfStream, platformTopics, projectionTopic, topicSpec, TOPIC_MAX_MESSAGE_BYTES,
 } from '../../src/platform/kafka/topics';
 import { outboxHeaders, ProjectionOutbox } from '../../src/platform/outbox/outbox';
 
@@ -182,5 +182,25 @@ describe('Kafka configuration', () => {
     expect(parseFrom(['replay'])).toBeNull();
     expect(parseFrom(['replay', '--from', '-1'])).toBeNull();
     expect(parseFrom(['replay', '--from', 'x'])).toBeNull();
+  });
+});
+
+describe('platformTopics', () => {
+  it('names one events topic per module, one compacted topic per read model with an outbox, and the checkpoints', () => {
+    const topics = platformTopics('p', ['trading-orders', 'notification-inbox']);
+    expect(topics).toEqual([
+      'p.events.identity',
+      'p.events.trading',
+      'p.events.ai-wallets',
+      'p.events.agentic-memory',
+      'p.events.notifications',
+      'p.events.audit',
+      'p.projections.trading-orders',
+      'p.projections.notification-inbox',
+      'p.audit.checkpoints',
+    ]);
+    const settings = { partitions: 3, replicationFactor: -1, eventsRetentionMs: -1 };
+    expect(topicSpec('p', 'p.projections.trading-orders', settings).configEntries).toContainEqual({ name: 'cleanup.policy', value: 'compact' });
+    expect(topicSpec('p', 'p.audit.checkpoints', settings).numPartitions).toBe(1);
   });
 });

@@ -15,6 +15,7 @@ import { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { EventPublisher } from './event-publisher';
 import { kafkaLinkOptions, openKafkaLink, type KafkaLink, type KafkaLogger } from './kafka-client';
 import { OutboxRelay } from './outbox-relay';
+import { platformTopics } from './topics';
 
 export const PROJECTION_OUTBOXES = Symbol('PROJECTION_OUTBOXES');
 
@@ -24,6 +25,11 @@ export class KafkaPublisherService implements OnApplicationBootstrap, OnModuleDe
   relay: OutboxRelay | null = null;
   private link: KafkaLink | null = null;
   private readonly logger: KafkaLogger;
+  private provisioned = false;
+  private provisionError: string | null = null;
+  private provisioning: Promise<void> | null = null;
+  private stopping = false;
+  private wake: (() => void) | null = null;
 
   constructor(
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
@@ -62,9 +68,22 @@ export class KafkaPublisherService implements OnApplicationBootstrap, OnModuleDe
     return Boolean(this.config.kafkaBrokers?.length) && this.config.kafkaPublisher;
   }
 
+  /**
+   * Whether every platform topic exists: `null` where this node does not publish, `false` until the start-up check
+   * has created the missing ones (retried with back-off while the broker cannot be reached), then `true`.
+   */
+  get topicsReady(): boolean | null {
+    return this.enabled ? this.provisioned : null;
+  }
+
+  topicsDetail(): string {
+    return this.provisioned ? `${this.topicNames().length} topics` : (this.provisionError ?? 'creating');
+  }
+
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
     this.link = openKafkaLink(kafkaLinkOptions(this.config, this.logger));
+    this.provisioning = this.provisionTopics(this.link);
     const common = { logger: this.logger, batchSize: this.config.kafkaBatchSize };
     this.events = new EventPublisher(this.store, this.db, this.link, common);
     this.relay = new OutboxRelay(this.db, this.link, this.outboxes, { ...common, pollMs: this.config.kafkaOutboxPollMs });
@@ -73,7 +92,37 @@ export class KafkaPublisherService implements OnApplicationBootstrap, OnModuleDe
     this.relay.start();
   }
 
+  private topicNames(): string[] {
+    return platformTopics(this.config.kafkaTopicPrefix, this.outboxes.map((o) => o.readModel));
+  }
+
+  /** Creates the missing platform topics (idempotent: existing ones are left as they are), retrying until it could. */
+  private async provisionTopics(link: KafkaLink): Promise<void> {
+    let delay = 500;
+    while (!this.stopping) {
+      try {
+        await link.topics.ensure(this.topicNames());
+        this.provisioned = true;
+        this.provisionError = null;
+        this.logger.info({ topics: this.topicNames().length, prefix: this.config.kafkaTopicPrefix }, 'Kafka topics present');
+        return;
+      } catch (error) {
+        link.topics.forget();
+        this.provisionError = 'broker unreachable or refusing topic creation';
+        this.logger.warn({ err: error }, 'Kafka topics could not be checked or created yet; retrying');
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          setTimeout(resolve, Math.ceil(delay / 2 + (delay / 2) * Math.random())).unref();
+        });
+        delay = Math.min(delay * 2, 30_000);
+      }
+    }
+  }
+
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.provisioning?.catch(() => undefined);
     await Promise.all([this.events?.stop(), this.relay?.stop()]);
     await this.link?.topics.close();
     this.link = null;

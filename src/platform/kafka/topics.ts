@@ -47,6 +47,16 @@ export function checkpointsTopic(prefix: string): string {
   return `${prefix}.audit.checkpoints`;
 }
 
+/**
+ * Every topic the platform publishes, known before the first event: one events topic per module (STREAM_MODULES),
+ * one compacted topic per read model with an outbox, and the audit checkpoints. Created at start-up, so a consumer
+ * may subscribe before anything was published (brokers run with auto-create off).
+ */
+export function platformTopics(prefix: string, projectionReadModels: readonly string[]): string[] {
+  const modules = [...new Set(STREAM_MODULES.map(([, module]) => module))];
+  return [...modules.map((m) => eventsTopic(prefix, m)), ...projectionReadModels.map((r) => projectionTopic(prefix, r)), checkpointsTopic(prefix)];
+}
+
 /** What Kafka accepts as a topic name (legal characters, at most 249 of them, not `.` or `..`). */
 export function isLegalTopicName(name: string): boolean {
   return /^[A-Za-z0-9._-]{1,249}$/.test(name) && name !== '.' && name !== '..';

@@ -7,6 +7,7 @@ import { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { Public } from '../http/public.decorator';
 import { Logger } from 'nestjs-pino';
 import { MetricsService } from './metrics.service';
+import { KafkaPublisherService } from '../kafka/kafka-publisher.service';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
 
 @ApiExcludeController()
@@ -20,6 +21,7 @@ export class HealthController {
     private readonly metrics: MetricsService,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly logger: Logger,
+    private readonly kafka: KafkaPublisherService,
   ) {}
 
   @Get('health/live')
@@ -49,6 +51,11 @@ export class HealthController {
     const healthy = this.config.projectionsAutostart ? ['running', 'standby', 'starting'] : ['running', 'standby', 'starting', 'stopped'];
     const projectionsOk = projections.every((p) => healthy.includes(p.state));
     checks.projections = { status: projectionsOk ? 'up' : 'down' };
+    // Where this node publishes to Kafka: ready once every platform topic exists (created at start-up), so nothing
+    // this node says it serves waits on a topic. A broker outage later does not take the API out of service: the
+    // publisher keeps its checkpoint and catches up (platform_kafka_publisher_up shows it).
+    const topics = this.kafka.topicsReady;
+    if (topics !== null) checks.kafka_topics = { status: topics ? 'up' : 'down', detail: this.kafka.topicsDetail() };
     const ok = Object.values(checks).every((c) => c.status === 'up');
     reply.code(ok ? 200 : 503);
     return { status: ok ? 'ok' : 'unavailable', checks, projections };
