@@ -18,10 +18,12 @@ import { PlatformExceptionFilter } from './http/platform-exception.filter';
 import { PlatformValidationPipe } from './http/validation';
 import { HealthController } from './observability/health.controller';
 import { MetricsService } from './observability/metrics.service';
+import { ReadinessRegistry } from './observability/readiness';
 import { KafkaPublisherService, PROJECTION_OUTBOXES } from './kafka/kafka-publisher.service';
 import { outboxOf, type ProjectionOutbox } from './outbox/outbox';
 import { ProjectionRunner } from './projections/projection-runner';
 import { PROJECTORS, type Projector } from './projections/projector';
+import { leaseOwner, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type LeaseOwnerIdentity } from './projections/node-identity';
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
 
@@ -86,15 +88,27 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
           inject: [PROJECTORS],
           useFactory: (projectors: Projector[]): ProjectionOutbox[] => projectors.map(outboxOf).filter((o): o is ProjectionOutbox => o !== null),
         },
+        // This start of this node: whose leases the server's single-writer jobs hold (node-identity.ts).
+        {
+          provide: NODE_IDENTITY,
+          inject: [ReadModelDatabase],
+          useFactory: async (db: ReadModelDatabase): Promise<LeaseOwnerIdentity> => {
+            const nodeId = loadOrCreateNodeId(options.config.dataDir, options.config.nodeId);
+            const rows: Array<{ owner: string | null }> = await db.reader.query('SELECT owner FROM projection_checkpoints WHERE owner IS NOT NULL');
+            const incarnation = nextIncarnation(nodeId, rows.map((r) => r.owner), Date.now());
+            return { nodeId, incarnation, owner: leaseOwner(nodeId, incarnation) };
+          },
+        },
         {
           provide: ProjectionRunner,
-          inject: [EVENT_STORE, ReadModelDatabase, Logger, PROJECTORS],
-          useFactory: (store: EventStore, db: ReadModelDatabase, logger: Logger, projectors: Projector[]) =>
+          inject: [EVENT_STORE, ReadModelDatabase, Logger, PROJECTORS, NODE_IDENTITY],
+          useFactory: (store: EventStore, db: ReadModelDatabase, logger: Logger, projectors: Projector[], identity: LeaseOwnerIdentity) =>
             new ProjectionRunner(
               store,
               db,
               projectors,
               {
+                identity,
                 batchSize: options.config.projectionBatchSize,
                 logger: { info: (o, m) => logger.log(o, m), warn: (o, m) => logger.warn(o, m), error: (o, m) => logger.error(o, m) },
               },
@@ -103,12 +117,13 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         { provide: IdempotencyStore, inject: [ReadModelDatabase], useFactory: (db: ReadModelDatabase) => new IdempotencyStore(db, options.config.idempotencyTtlSeconds) },
         CommandExecutor,
         MetricsService,
+        ReadinessRegistry,
         KafkaPublisherService,
         CommandPipelineGuard,
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 

@@ -3,6 +3,7 @@
  * commitments (paged, 403 for everyone else, 404 for an unknown stream), and the checkpointer: signed checkpoints
  * every N events that match the log, a signing key generated under DATA_DIR with mode 0600, one writer at a time.
  */
+import { transientIdentity } from '../../src/platform/projections/node-identity';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -168,7 +169,7 @@ describe('signed checkpoints', () => {
   it('runs on one node at a time, and a successor resumes the chain from the last checkpoint', async () => {
     const store = t.app.get<EventStore>(EVENT_STORE);
     const running = t.app.get(AuditCheckpointer);
-    const second = new AuditCheckpointer(store, t.app.get(ReadModelDatabase), t.app.get(PLATFORM_CONFIG), t.app.get(CLOCK), t.app.get(Logger), { registry: new Registry() } as unknown as MetricsService);
+    const second = new AuditCheckpointer(store, t.app.get(ReadModelDatabase), t.app.get(PLATFORM_CONFIG), t.app.get(CLOCK), t.app.get(Logger), { registry: new Registry() } as unknown as MetricsService, transientIdentity());
     expect(await second.tick()).toEqual([]);
     expect(second.state).toBe('standby');
 

@@ -1,4 +1,5 @@
 /** Boots the real application (same factory as main.ts) on a temp DATA_DIR with the test-only ledger module. */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   // scrypt at 2^10 keeps the suites fast; production uses 2^17 (PASSWORD_HASH_COST).
   // Suites register many accounts from one test address: the per-source mail ceiling (MAIL_SOURCE_LIMIT_PER_HOUR)
   // is lifted unless a suite sets it (test/e2e/identity-throttling.spec.ts does).
-  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', ...env });
+  // Each app is a node of its own (several share a DATA_DIR in the multi-node suites) unless a suite names it.
+  const nodeId = `test-${randomBytes(6).toString('hex')}`;
+  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', NODE_ID: nodeId, ...env });
   const logs: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));

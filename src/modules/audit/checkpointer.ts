@@ -29,6 +29,7 @@ import {
   CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, checkSignature, isSignedCheckpoint, signCheckpoint, signingKeyFromSeed, type CheckpointSigningKey, type SignedCheckpoint,
 } from './domain/checkpoint';
 import { foldGlobal, GENESIS, type GlobalChainState } from './domain/global-chain';
+import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
 
 export const CHECKPOINT_LEASE = 'audit:checkpoints';
 export const SIGNING_KEY_FILE = 'audit-signing.key';
@@ -77,8 +78,9 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly logger: Logger,
     metrics: MetricsService,
+    @Inject(NODE_IDENTITY) identity: LeaseOwnerIdentity,
   ) {
-    this.leases = new CheckpointStore(db);
+    this.leases = new CheckpointStore(db, identity);
     const self = this;
     new Gauge({
       name: 'platform_audit_checkpoint_position',

@@ -23,6 +23,8 @@ import { engineSnapshotStream, engineStream, type EngineEvent } from './domain/e
 import { MARKET_REGISTRY_STREAM, type MarketRegistryEvent } from './domain/market';
 import type { OrderCancelRequest, OrderPlacement } from './domain/order';
 import { MarketEngine, type EngineInput, type EngineSnapshot } from './engine/market-engine';
+import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
+import { ReadinessRegistry } from '../../platform/observability/readiness';
 
 export const ENGINE_INPUT_TYPES = new Set(['OrderAccepted', 'OrderCancelRequested']);
 
@@ -264,8 +266,19 @@ export class MatchingEngineHost implements OnApplicationBootstrap, OnModuleDestr
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     readonly logger: Logger,
     metrics: MetricsService,
+    @Inject(NODE_IDENTITY) identity: LeaseOwnerIdentity,
+    readiness: ReadinessRegistry,
   ) {
-    this.checkpoints = new CheckpointStore(db);
+    this.checkpoints = new CheckpointStore(db, identity);
+    // Ready once every market's engine this node holds is running (rebuilt from its stream) and the others stand
+    // by for another node: a node that took its engines back after a restart says so only when it can match.
+    if (config.matchingEngines) {
+      readiness.register('matching_engines', () => {
+        const states = this.status().map((s) => s.state);
+        const notReady = states.filter((s) => s !== 'running' && s !== 'standby').length;
+        return notReady === 0 ? { status: 'up', detail: `${states.length} markets` } : { status: 'down', detail: `${notReady} of ${states.length} not running` };
+      });
+    }
     this.batchSize = config.projectionBatchSize;
     this.snapshotEvery = config.engineSnapshotEvery;
     const host = this;

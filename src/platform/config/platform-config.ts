@@ -140,6 +140,13 @@ export class EnvironmentVariables {
   @Transform(toBool) @IsBoolean()
   PROJECTIONS_AUTOSTART = true;
 
+  /**
+   * This node's stable identity for leases (a pod or host name). A node restarting with the same identity takes the
+   * leases its crashed predecessor held at once. Empty: the id kept in DATA_DIR/node.id, made on first start.
+   */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'NODE_ID must be 1-64 of A-Z a-z 0-9 . _ - (e.g. the pod or host name)' })
+  NODE_ID?: string;
+
   @Transform(toInt) @IsInt() @Min(1) @Max(10000)
   PROJECTION_BATCH_SIZE = 500;
 
@@ -278,6 +285,8 @@ export interface PlatformConfig {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; socketIdleTimeoutMs: number; maxConnections: number };
   idempotencyTtlSeconds: number;
   projectionsAutostart: boolean;
+  /** NODE_ID; undefined: DATA_DIR/node.id. */
+  nodeId?: string;
   projectionBatchSize: number;
   sessionTtlSeconds: number;
   accountClosureGraceSeconds: number;
@@ -315,7 +324,7 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
+  const extra = ['NODE_ID', 'EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
@@ -364,6 +373,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     },
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
     projectionsAutostart: env.PROJECTIONS_AUTOSTART,
+    nodeId: env.NODE_ID,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
     sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     accountClosureGraceSeconds: env.ACCOUNT_CLOSURE_GRACE_SECONDS,

@@ -16,6 +16,8 @@ import { EventPublisher } from './event-publisher';
 import { kafkaLinkOptions, openKafkaLink, type KafkaLink, type KafkaLogger } from './kafka-client';
 import { OutboxRelay } from './outbox-relay';
 import { platformTopics } from './topics';
+import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../projections/node-identity';
+import { ReadinessRegistry } from '../observability/readiness';
 
 export const PROJECTION_OUTBOXES = Symbol('PROJECTION_OUTBOXES');
 
@@ -38,6 +40,8 @@ export class KafkaPublisherService implements OnApplicationBootstrap, OnModuleDe
     @Inject(PROJECTION_OUTBOXES) private readonly outboxes: ProjectionOutbox[],
     logger: Logger,
     metrics: MetricsService,
+    @Inject(NODE_IDENTITY) private readonly identity: LeaseOwnerIdentity,
+    private readonly readiness: ReadinessRegistry,
   ) {
     this.logger = { info: (o, m) => logger.log(o, m), warn: (o, m) => logger.warn(o, m), error: (o, m) => logger.error(o, m) };
     const self = this;
@@ -68,23 +72,19 @@ export class KafkaPublisherService implements OnApplicationBootstrap, OnModuleDe
     return Boolean(this.config.kafkaBrokers?.length) && this.config.kafkaPublisher;
   }
 
-  /**
-   * Whether every platform topic exists: `null` where this node does not publish, `false` until the start-up check
-   * has created the missing ones (retried with back-off while the broker cannot be reached), then `true`.
-   */
-  get topicsReady(): boolean | null {
-    return this.enabled ? this.provisioned : null;
-  }
-
-  topicsDetail(): string {
+  private topicsDetail(): string {
     return this.provisioned ? `${this.topicNames().length} topics` : (this.provisionError ?? 'creating');
   }
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
+    // Ready once every platform topic exists (created at start-up), so nothing waits on a topic. A broker outage
+    // later does not take the API out of service: the publisher keeps its checkpoint and catches up
+    // (platform_kafka_publisher_up shows it).
+    this.readiness.register('kafka_topics', () => ({ status: this.provisioned ? 'up' : 'down', detail: this.topicsDetail() }));
     this.link = openKafkaLink(kafkaLinkOptions(this.config, this.logger));
     this.provisioning = this.provisionTopics(this.link);
-    const common = { logger: this.logger, batchSize: this.config.kafkaBatchSize };
+    const common = { logger: this.logger, batchSize: this.config.kafkaBatchSize, identity: this.identity };
     this.events = new EventPublisher(this.store, this.db, this.link, common);
     this.relay = new OutboxRelay(this.db, this.link, this.outboxes, { ...common, pollMs: this.config.kafkaOutboxPollMs });
     this.logger.info({ brokers: this.config.kafkaBrokers, prefix: this.config.kafkaTopicPrefix, outboxes: this.outboxes.map((o) => o.readModel) }, 'Kafka publisher starting');

@@ -9,6 +9,7 @@ import { CheckpointStore } from '../projections/checkpoint.store';
 import { LeaseLoop, type LeaseState } from '../projections/lease-loop';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import type { KafkaLogger } from './kafka-client';
+import type { LeaseOwnerIdentity } from '../projections/node-identity';
 
 export type WorkerState = LeaseState;
 
@@ -17,6 +18,8 @@ export interface LeasedWorkerOptions {
   /** First delay after a failure; doubles up to maxRetryDelayMs. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
+  /** Whose lease: the node's identity in the server; a random one otherwise (the CLI, tests). */
+  identity?: LeaseOwnerIdentity;
 }
 
 export abstract class LeasedWorker {
@@ -33,7 +36,7 @@ export abstract class LeasedWorker {
     protected readonly db: ReadModelDatabase,
     protected readonly options: LeasedWorkerOptions,
   ) {
-    this.leases = new CheckpointStore(db);
+    this.leases = new CheckpointStore(db, options.identity);
     this.lease = new LeaseLoop(
       {
         leaseName,

@@ -7,8 +7,8 @@ import { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { Public } from '../http/public.decorator';
 import { Logger } from 'nestjs-pino';
 import { MetricsService } from './metrics.service';
-import { KafkaPublisherService } from '../kafka/kafka-publisher.service';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
+import { ReadinessRegistry } from './readiness';
 
 @ApiExcludeController()
 @Public()
@@ -21,7 +21,7 @@ export class HealthController {
     private readonly metrics: MetricsService,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly logger: Logger,
-    private readonly kafka: KafkaPublisherService,
+    private readonly readiness: ReadinessRegistry,
   ) {}
 
   @Get('health/live')
@@ -29,7 +29,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready when the event store and read-model database answer and no projector is stopped or failing. */
+  /** Ready when the event store and read-model database answer, every projector runs or stands by, and each module's checks hold. */
   @Get('health/ready')
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
     const checks: Record<string, { status: 'up' | 'down'; detail?: string }> = {};
@@ -47,15 +47,15 @@ export class HealthController {
     }
     await this.runner.refreshRemote().catch(() => undefined);
     const projections = this.runner.status().map((s) => ({ name: s.name, state: s.state, checkpoint: s.checkpoint.toString(), failing: s.last_error !== null }));
-    // A node started with PROJECTIONS_AUTOSTART=false serves the API while other nodes project.
-    const healthy = this.config.projectionsAutostart ? ['running', 'standby', 'starting'] : ['running', 'standby', 'starting', 'stopped'];
+    // Ready once every projector this node holds runs ('starting': taking its lease, seeding; not yet) and the others
+    // stand by for another node. A node started with PROJECTIONS_AUTOSTART=false serves the API while others project.
+    const healthy = this.config.projectionsAutostart ? ['running', 'standby'] : ['running', 'standby', 'stopped'];
     const projectionsOk = projections.every((p) => healthy.includes(p.state));
-    checks.projections = { status: projectionsOk ? 'up' : 'down' };
-    // Where this node publishes to Kafka: ready once every platform topic exists (created at start-up), so nothing
-    // this node says it serves waits on a topic. A broker outage later does not take the API out of service: the
-    // publisher keeps its checkpoint and catches up (platform_kafka_publisher_up shows it).
-    const topics = this.kafka.topicsReady;
-    if (topics !== null) checks.kafka_topics = { status: topics ? 'up' : 'down', detail: this.kafka.topicsDetail() };
+    const starting = projections.filter((p) => p.state === 'starting').length;
+    checks.projections = projectionsOk ? { status: 'up' } : { status: 'down', detail: starting > 0 ? `${starting} starting` : undefined };
+    if (checks.projections.detail === undefined) delete checks.projections.detail;
+    // The modules' own: the matching engines this node holds, the Kafka topics where it publishes.
+    Object.assign(checks, this.readiness.evaluate());
     const ok = Object.values(checks).every((c) => c.status === 'up');
     reply.code(ok ? 200 : 503);
     return { status: ok ? 'ok' : 'unavailable', checks, projections };

@@ -3,10 +3,10 @@
  * with every batch, and a batch whose checkpoint update finds another owner rolls back (fencing), so two nodes
  * (or the rebuild CLI and a running server) never write the same read model.
  */
-import { randomBytes } from 'node:crypto';
 import type { EntityManager, QueryResult } from 'typeorm';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { StateConflict } from '../errors';
+import { isEarlierIncarnation, transientIdentity, type LeaseOwnerIdentity } from './node-identity';
 
 export const LEASE_MS = 30_000;
 
@@ -24,9 +24,15 @@ interface CheckpointRow {
 }
 
 export class CheckpointStore {
-  readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  readonly owner: string;
 
-  constructor(private readonly db: ReadModelDatabase) {}
+  /** `identity`: the node's (NodeIdentity) for the server's jobs; a random one of its own otherwise (tools, tests). */
+  constructor(
+    private readonly db: ReadModelDatabase,
+    private readonly identity: LeaseOwnerIdentity = transientIdentity(),
+  ) {
+    this.owner = identity.owner;
+  }
 
   private sql(text: string): string {
     return this.db.sql(text);
@@ -39,9 +45,11 @@ export class CheckpointStore {
   }
 
   /**
-   * Takes (or renews) the lease; throws LeaseLost when another live owner holds it. Returns the checkpoint as the
-   * takeover saw it: the conditional UPDATE re-checks the lease under the row lock and RETURNING gives the position
-   * at that moment, so a node that was slow to let go cannot commit a batch between our read and our takeover.
+   * Takes (or renews) the lease; throws LeaseLost when another live owner holds it. Free, expired, ours, or held by
+   * an earlier incarnation of this node (it crashed: take it back at once, node-identity.ts). Returns the checkpoint as
+   * the takeover saw it: the conditional UPDATE re-checks the owner under the row lock (compare-and-set on the owner
+   * read just before) and RETURNING gives the position at that moment, so a node that was slow to let go cannot
+   * commit a batch between our read and our takeover.
    */
   async acquire(name: string): Promise<bigint> {
     return this.db.transaction(async (tx) => {
@@ -49,10 +57,12 @@ export class CheckpointStore {
       await this.run(tx, 'INSERT INTO projection_checkpoints (name, position, owner, lease_until, updated_at) VALUES (?, ?, NULL, NULL, ?) ON CONFLICT (name) DO NOTHING', [
         name, '0', new Date(now).toISOString(),
       ]);
+      const current = (await this.run(tx, 'SELECT owner FROM projection_checkpoints WHERE name = ?', [name])).records?.[0] as { owner: string | null } | undefined;
+      const displaced = isEarlierIncarnation(current?.owner ?? null, this.identity) ? (current?.owner as string) : this.owner;
       const taken = await this.run(
         tx,
-        'UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ? AND (owner IS NULL OR owner = ? OR lease_until <= ?) RETURNING position',
-        [this.owner, now + LEASE_MS, name, this.owner, now],
+        'UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ? AND (owner IS NULL OR owner = ? OR owner = ? OR lease_until <= ?) RETURNING position',
+        [this.owner, now + LEASE_MS, name, this.owner, displaced, now],
       );
       const row = taken.records?.[0] as { position: string } | undefined;
       if (!row) throw new LeaseLost(name);

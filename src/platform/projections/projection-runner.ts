@@ -10,6 +10,7 @@ import { publishingOf } from '../outbox/outbox';
 import { CheckpointStore, LeaseLost } from './checkpoint.store';
 import { LeaseLoop } from './lease-loop';
 import type { Projector } from './projector';
+import type { LeaseOwnerIdentity } from './node-identity';
 
 export type ProjectorState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing' | 'rebuilding';
 
@@ -64,6 +65,8 @@ export interface ProjectionRunnerOptions {
   retryDelayMs?: number;
   /** Rows per transaction when a publishing projector seeds its topic (tests use small pages). */
   seedPageSize?: number;
+  /** Whose leases: the node's identity in the server; a random one otherwise (the CLI, tests). */
+  identity?: LeaseOwnerIdentity;
 }
 
 export class ProjectionRunner {
@@ -81,7 +84,7 @@ export class ProjectionRunner {
     projectors: Projector[],
     options: ProjectionRunnerOptions = {},
   ) {
-    this.checkpoints = new CheckpointStore(db);
+    this.checkpoints = new CheckpointStore(db, options.identity);
     this.batchSize = options.batchSize ?? 500;
     this.logger = options.logger ?? silentLogger;
     this.retryDelayMs = options.retryDelayMs ?? 500;
