@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Black-box check of issue 18 against the real server: a fresh DATA_DIR, real HTTP, no test hooks.
-#   bash test/infra/blackbox/run.sh        (prints PASS/FAIL per item; exits non-zero on a FAIL)
+# Black-box checks against the real built server: a fresh DATA_DIR, real HTTP, no test hooks. PASS/FAIL per item;
+# exits non-zero on a FAIL.
+#   bash test/infra/blackbox/run.sh        issue 18 (this script starts the server)
+#   bash test/infra/blackbox/run.sh 19     issue 19 (the script starts, kills and restarts the server itself)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
+issue=${1:-18}
 npm run build --silent
+if [ "$issue" = 19 ]; then
+  exec node test/infra/blackbox/issue-19.mjs
+fi
 data_dir=$(mktemp -d)
 port=${PORT:-3099}
 DATA_DIR=$data_dir PORT=$port PASSWORD_HASH_COST=${PASSWORD_HASH_COST:-12} node dist/src/main.js > "$data_dir/server.log" 2>&1 &
