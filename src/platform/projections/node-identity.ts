@@ -10,9 +10,9 @@
  * projections and Kafka CLIs) take a random identity of their own: they never displace the server.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareDataDir } from '../security/data-dir';
+import { prepareDataDir, writePrivateFileOnce } from '../security/data-dir';
 
 /** Nest token of this process's LeaseOwnerIdentity (platform.module.ts). */
 export const NODE_IDENTITY = Symbol('NODE_IDENTITY');
@@ -64,15 +64,7 @@ export function loadOrCreateNodeId(dataDir: string, configured?: string): string
   const existing = readNodeId(path);
   if (existing) return existing;
   prepareDataDir(dataDir);
-  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temp, `node-${randomBytes(6).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(temp, path); // atomic: two processes starting together end up with the one that won
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(temp);
-  }
+  writePrivateFileOnce(path, `node-${randomBytes(6).toString('hex')}\n`);
   const created = readNodeId(path);
   if (!created) throw new Error(`${path} could not be read after creation`);
   return created;

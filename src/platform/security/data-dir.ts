@@ -3,7 +3,8 @@
  * may read it, and nobody else may write it (another user who can write there could replace the log or the keys).
  * The directory is created 0700 and every file in it 0600; a directory other users can write is refused at start.
  */
-import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -61,4 +62,21 @@ export function privateFile(path: string, { create = true } = {}): void {
 export function privateSqliteFiles(filename: string): void {
   privateFile(filename);
   for (const suffix of ['-wal', '-shm', '-journal']) privateFile(`${filename}${suffix}`, { create: false });
+}
+
+/**
+ * Creates `path` (0600) with `content` unless it exists: written to a temporary file and hard-linked into place, so
+ * two processes starting together never see a half-written file and both end up with the one that won.
+ */
+export function writePrivateFileOnce(path: string, content: string): void {
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, content, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  try {
+    chmodSync(temp, PRIVATE_FILE_MODE); // the umask cannot add bits, but be explicit about the final mode
+    linkSync(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(temp);
+  }
 }

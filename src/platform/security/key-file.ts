@@ -1,8 +1,8 @@
 /** Secret keys that live in the environment or, for the embedded default, in a file under DATA_DIR. */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareDataDir, privateFile } from './data-dir';
+import { prepareDataDir, privateFile, writePrivateFileOnce } from './data-dir';
 
 const KEY_BYTES = 32;
 
@@ -30,17 +30,8 @@ export function loadOrCreateKey(dataDir: string, fileName: string, envValue?: st
     return existing;
   }
 
-  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temp, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    chmodSync(temp, 0o600); // the umask cannot add bits, but be explicit about the final mode
-    linkSync(temp, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // Another process created the key first: use theirs.
-  } finally {
-    unlinkSync(temp);
-  }
+  // Another process may create the key first: then it is theirs that is used.
+  writePrivateFileOnce(path, `${randomBytes(KEY_BYTES).toString('base64')}\n`);
   const key = readKeyFile(path);
   if (!key) throw new Error(`${label} file ${path} could not be read after creation`);
   return key;
