@@ -4,7 +4,7 @@
  */
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module';
@@ -17,6 +17,7 @@ import { installRequestLifecycle, requestIdFrom, sendError } from './platform/ht
 import { platformClientErrorHandler } from './platform/http/client-errors';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { installSecurityHeaders } from './platform/http/security-headers';
+import { buildOpenApiDocument } from './platform/http/openapi';
 import { prepareDataDir } from './platform/security/data-dir';
 import { MetricsService } from './platform/observability/metrics.service';
 import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/logging/logger.config';
@@ -73,15 +74,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   // Route-level guards run after this one: a future one that sets the caller must move into the auth guard instead.
   app.useGlobalGuards(pipeline);
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Trading and Account Platform Interface')
-      .setDescription('Order-book trading, identity, AI-agent wallets, commerce, billing, agentic memory and notifications. Errors use one envelope; see docs/api.md.')
-      .setVersion('1')
-      .addBearerAuth()
-      .build(),
-  );
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'api/v1/openapi.json', raw: ['json'] });
 
   app.enableShutdownHooks();

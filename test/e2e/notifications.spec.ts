@@ -455,7 +455,7 @@ describe('the inbox', () => {
     expect((await call('GET', N)).status).toBe(401);
     expect((await call('POST', `${N}/read-all`)).status).toBe(401);
     const spec = await call('GET', '/api/v1/openapi.json');
-    for (const path of [N, `${N}/read-all`, `${N}/{n}`, `${N}/{n}/read`, `${N}/{n}/archive`]) expect(Object.keys(spec.json.paths)).toContain(path);
+    for (const path of [N, `${N}/read-all`, `${N}/{notification_uuid}`, `${N}/{notification_uuid}/read`, `${N}/{notification_uuid}/archive`]) expect(Object.keys(spec.json.paths)).toContain(path);
   });
 
   it('cursor pages stay stable while new notifications arrive; nextCursor is omitted when complete', async () => {

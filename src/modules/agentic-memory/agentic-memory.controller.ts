@@ -4,7 +4,7 @@
  */
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { pageLimit, PageQuery } from '../../platform/http/pagination';
@@ -21,8 +21,7 @@ import { GetCollection, GetManifest, GetRequest, ListCollections, ListInbox, Lis
 const PAGE = { default: 50, max: 200 };
 const version = (q: VersionQuery): number | undefined => (q.version === undefined ? undefined : Number(q.version));
 
-@ApiTags('Agentic memory')
-@ApiBearerAuth()
+@ApiTags('agentic-memory')
 @Controller('api/v1/agentic-memory')
 export class AgenticMemoryController {
   constructor(
@@ -41,122 +40,124 @@ export class AgenticMemoryController {
 
   @Post('collections')
   @ApiOperation({ summary: 'Create a collection for a workspace you own or administer; it starts at version 1, the empty list.' })
-  async create(@Body() body: AgenticMemoryCollectionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  async createCollection(@Body() body: AgenticMemoryCollectionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const id: string = await this.commandBus.execute(new CreateCollection(principal, body));
     return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
   }
 
   @Get('collections')
   @ApiOperation({ summary: 'The catalogue: LISTED collections you have access to (or, with workspace_uuid, all of a workspace of yours).' })
-  list(@Query() q: CatalogueQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  listCollections(@Query() q: CatalogueQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListCollections(principal, { workspace_uuid: q.workspace_uuid, category: q.category }, pageLimit(q.limit, PAGE), q.cursor));
   }
 
-  @Get('collections/:c')
+  @Get('collections/:collection')
   @ApiOperation({ summary: 'A collection by id or slug: its approved projections at the current version (or ?version=n).' })
-  get(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetCollection(principal, p.c, version(q)));
+  getCollection(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetCollection(principal, p.collection, version(q)));
   }
 
-  @Patch('collections/:c')
+  @Patch('collections/:collection')
   @ApiOperation({ summary: 'Change settings, access and discovery, the selected workspaces and the invited principals.' })
-  async update(@Param() p: CollectionParam, @Body() body: AgenticMemoryCollectionUpdate, @CurrentPrincipal() principal: Principal): Promise<object> {
-    const id: string = await this.commandBus.execute(new UpdateCollection(principal, p.c, body));
+  async updateCollection(@Param() p: CollectionParam, @Body() body: AgenticMemoryCollectionUpdate, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const id: string = await this.commandBus.execute(new UpdateCollection(principal, p.collection, body));
     return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
   }
 
-  @Get('collections/:c/manifest')
+  @Get('collections/:collection/manifest')
   @ApiOperation({ summary: 'The collection manifest (SERVICE_AGENTIC_MEMORY_MANIFEST_V1), with commitments and, when configured, an Ed25519 signature.' })
-  manifest(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetManifest(principal, p.c, version(q)));
+  getManifest(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetManifest(principal, p.collection, version(q)));
   }
 
-  @Post('collections/:c/publish')
+  @Post('collections/:collection/publish')
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish the next version: every approved object, committed to by SHA-256 over the canonical projection list.' })
-  async publish(@Param() p: CollectionParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    const published: { collection_uuid: string; version: number } = await this.commandBus.execute(new PublishVersion(principal, p.c));
+  async publishCollection(@Param() p: CollectionParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const published: { collection_uuid: string; version: number } = await this.commandBus.execute(new PublishVersion(principal, p.collection));
     return this.readBack(new GetCollection(principal, published.collection_uuid, published.version), () => ({ ...published }));
   }
 
   // --- memory objects (the publishing workspace) -----------------------------------------------------------------
 
-  @Post('collections/:c/items')
+  @Post('collections/:collection/items')
   @ApiOperation({ summary: 'Add a memory object (pending until approved); source_id and payload stay private.' })
   async addItem(@Param() p: CollectionParam, @Body() body: AgenticMemoryItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
-    return memoryEnvelope(await this.commandBus.execute(new AddItem(principal, p.c, body)));
+    return memoryEnvelope(await this.commandBus.execute(new AddItem(principal, p.collection, body)));
   }
 
-  @Get('collections/:c/items')
+  @Get('collections/:collection/items')
   @ApiOperation({ summary: "The collection's memory objects as the publishing workspace sees them (with private provenance), oldest first." })
-  items(@Param() p: CollectionParam, @Query() q: ItemListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new ListItems(principal, p.c, q.state, pageLimit(q.limit, PAGE), q.cursor));
+  listItems(@Param() p: CollectionParam, @Query() q: ItemListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListItems(principal, p.collection, q.state, pageLimit(q.limit, PAGE), q.cursor));
   }
 
-  @Post('collections/:c/items/:o/approve')
+  @Post('collections/:collection/items/:object_uuid/approve')
   @HttpCode(200)
-  async approve(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
-    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.c, p.o, 'APPROVE', body.reason ?? null)));
+  @ApiOperation({ summary: 'Approve a pending memory object for the next version.' })
+  async approveItem(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
+    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'APPROVE', body.reason ?? null)));
   }
 
-  @Post('collections/:c/items/:o/reject')
+  @Post('collections/:collection/items/:object_uuid/reject')
   @HttpCode(200)
-  async reject(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
-    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.c, p.o, 'REJECT', body.reason ?? null)));
+  @ApiOperation({ summary: 'Reject a pending memory object.' })
+  async rejectItem(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
+    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'REJECT', body.reason ?? null)));
   }
 
-  @Post('collections/:c/items/:o/withdraw')
+  @Post('collections/:collection/items/:object_uuid/withdraw')
   @HttpCode(200)
   @ApiOperation({ summary: 'Take an approved object out of the next version (published versions keep it).' })
-  async withdraw(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
-    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.c, p.o, 'WITHDRAW', body.reason ?? null)));
+  async withdrawItem(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
+    return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'WITHDRAW', body.reason ?? null)));
   }
 
   // --- requests ---------------------------------------------------------------------------------------------------
 
-  @Post('collections/:c/requests')
+  @Post('collections/:collection/requests')
   @HttpCode(202)
   @ApiOperation({ summary: 'File a QUERY or PROPOSE: 202 with a durable receipt in state OPEN (acceptance is not an answer).' })
   async fileRequest(@Param() p: CollectionParam, @Body() body: AgenticMemoryQueryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
-    return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.c, body)));
+    return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, body)));
   }
 
-  @Get('collections/:c/requests')
+  @Get('collections/:collection/requests')
   @ApiOperation({ summary: 'Your own requests to this collection, newest first.' })
-  ownRequests(@Param() p: CollectionParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new ListOwnRequests(principal, p.c, pageLimit(q.limit, PAGE), q.cursor));
+  listOwnRequests(@Param() p: CollectionParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListOwnRequests(principal, p.collection, pageLimit(q.limit, PAGE), q.cursor));
   }
 
-  @Get('collections/:c/inbox')
+  @Get('collections/:collection/inbox')
   @ApiOperation({ summary: "The publishing workspace's durable inbox: requests in one state (OPEN by default), oldest first." })
-  inbox(@Param() p: CollectionParam, @Query() q: InboxQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new ListInbox(principal, p.c, q.state ?? 'OPEN', pageLimit(q.limit, PAGE), q.cursor));
+  listRequestInbox(@Param() p: CollectionParam, @Query() q: InboxQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListInbox(principal, p.collection, q.state ?? 'OPEN', pageLimit(q.limit, PAGE), q.cursor));
   }
 
-  @Post('collections/:c/clarifications')
+  @Post('collections/:collection/clarifications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Ask about a published memory object (ClarificationRequest): 202 with a durable receipt (CLARIFY, OPEN).' })
-  async clarify(@Param() p: CollectionParam, @Body() body: ClarificationRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
-    return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.c, { ...body, request_type: 'CLARIFY' })));
+  async requestClarification(@Param() p: CollectionParam, @Body() body: ClarificationRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
+    return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, { ...body, request_type: 'CLARIFY' })));
   }
 
-  @Post('collections/:c/publications')
+  @Post('collections/:collection/publications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Publish context objects (ContextPublication): they become pending memory objects; 202 with a durable receipt (PROPOSE, OPEN).' })
   async publishContext(@Param() p: CollectionParam, @Body() body: ContextPublication, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
-    return memoryEnvelope(await this.commandBus.execute(new PublishContext(principal, p.c, body)));
+    return memoryEnvelope(await this.commandBus.execute(new PublishContext(principal, p.collection, body)));
   }
 
-  @Get('requests/:r')
+  @Get('requests/:request_uuid')
   @ApiOperation({ summary: "Poll a request's status (the requester, and the publishing workspace)." })
-  request(@Param() p: RequestParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetRequest(principal, p.r));
+  getRequest(@Param() p: RequestParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetRequest(principal, p.request_uuid));
   }
 
-  @Post('requests/:r/resolve')
+  @Post('requests/:request_uuid/resolve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Answer or dismiss a request (the publishing workspace, never the requester, once).' })
-  async resolve(@Param() p: RequestParam, @Body() body: ResolveMemoryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestStatus>> {
-    return memoryEnvelope(await this.commandBus.execute(new ResolveRequest(principal, p.r, body)));
+  async resolveRequest(@Param() p: RequestParam, @Body() body: ResolveMemoryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestStatus>> {
+    return memoryEnvelope(await this.commandBus.execute(new ResolveRequest(principal, p.request_uuid, body)));
   }
 }

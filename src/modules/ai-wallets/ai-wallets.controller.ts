@@ -3,7 +3,7 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Patch, Post, P
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AiWalletIntentEvaluation } from './dto/ai-wallets.dto';
 import type { FastifyReply } from 'fastify';
 import { IsIn, Matches } from 'class-validator';
@@ -37,8 +37,7 @@ export class ApprovalListQuery extends PageQuery {
   state?: string;
 }
 
-@ApiTags('AI-agent wallets')
-@ApiBearerAuth()
+@ApiTags('ai-wallets')
 @Controller('api/v1/ai-wallets')
 export class AiWalletsController {
   constructor(
@@ -57,7 +56,7 @@ export class AiWalletsController {
   @Post('bindings')
   @SecretResponse()
   @ApiOperation({ summary: 'Create a binding; the answer carries the workload client secret, once.' })
-  async create(@Body() body: CreateBindingRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  async createBinding(@Body() body: CreateBindingRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const created: CreatedBinding = await this.commandBus.execute(new CreateBinding(principal, body));
     // The secret is shown once: it goes out even when the read model lags (202).
     const binding = await this.readBack<object>(new GetBinding(principal, created.binding_uuid), () => ({ binding_uuid: created.binding_uuid, workload_client_id: created.workload_client_id }));
@@ -65,50 +64,54 @@ export class AiWalletsController {
   }
 
   @Get('bindings')
-  list(@Query() query: BindingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'The AI-agent wallet bindings of your workspace.' })
+  listBindings(@Query() query: BindingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListBindings(principal, query.workspace_uuid, pageLimit(query.limit, PAGE), query.cursor));
   }
 
-  @Get('bindings/:b')
-  get(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetBinding(principal, p.b));
+  @Get('bindings/:binding_uuid')
+  @ApiOperation({ summary: 'A binding with its policy and budget.' })
+  getBinding(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetBinding(principal, p.binding_uuid));
   }
 
-  @Patch('bindings/:b')
+  @Patch('bindings/:binding_uuid')
   @ApiOperation({ summary: 'Suspend, reactivate or revoke a binding.' })
-  async changeState(@Param() p: BindingParam, @Body() body: ChangeBindingStateRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    await this.commandBus.execute(new ChangeBindingState(principal, p.b, body.state, body.state_reason));
-    return this.readBack(new GetBinding(principal, p.b), () => ({ binding_uuid: p.b }));
+  async changeBindingState(@Param() p: BindingParam, @Body() body: ChangeBindingStateRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    await this.commandBus.execute(new ChangeBindingState(principal, p.binding_uuid, body.state, body.state_reason));
+    return this.readBack(new GetBinding(principal, p.binding_uuid), () => ({ binding_uuid: p.binding_uuid }));
   }
 
-  @Get('bindings/:b/policy')
-  policy(@Param() p: BindingParam, @Query() q: PolicyVersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetPolicy(principal, p.b, q.version === undefined ? undefined : Number(q.version)));
+  @Get('bindings/:binding_uuid/policy')
+  @ApiOperation({ summary: 'A binding\'s policy (the active version, or ?version=n).' })
+  getPolicy(@Param() p: BindingParam, @Query() q: PolicyVersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetPolicy(principal, p.binding_uuid, q.version === undefined ? undefined : Number(q.version)));
   }
 
-  @Put('bindings/:b/policy')
+  @Put('bindings/:binding_uuid/policy')
   @ApiOperation({ summary: 'Publish the next policy version (earlier versions stay readable with ?version=).' })
   async publishPolicy(@Param() p: BindingParam, @Body() body: AiWalletPolicyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    const version: number = await this.commandBus.execute(new PublishPolicy(principal, p.b, policyTerms(body)));
-    return this.readBack(new GetPolicy(principal, p.b, version), () => ({ binding_uuid: p.b, version }));
+    const version: number = await this.commandBus.execute(new PublishPolicy(principal, p.binding_uuid, policyTerms(body)));
+    return this.readBack(new GetPolicy(principal, p.binding_uuid, version), () => ({ binding_uuid: p.binding_uuid, version }));
   }
 
-  @Get('bindings/:b/budget')
+  @Get('bindings/:binding_uuid/budget')
   @WorkloadAllowed()
-  budget(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetBudget(principal, p.b));
+  @ApiOperation({ summary: 'A binding\'s budget: limits, reserved and remaining amounts.' })
+  getBudget(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetBudget(principal, p.binding_uuid));
   }
 
-  @Post('bindings/:b/intents/evaluate')
+  @Post('bindings/:binding_uuid/intents/evaluate')
   @HttpCode(200)
   @WorkloadAllowed()
   @ApiOperation({ summary: 'Dry run: which rule decides, the budget before and after; appends and reserves nothing.' })
   @ApiOkResponse({ type: AiWalletIntentEvaluation })
-  evaluate(@Param() p: BindingParam, @Body() body: AiWalletIntentEvaluationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new EvaluateIntent(principal, p.b, body));
+  evaluateIntent(@Param() p: BindingParam, @Body() body: AiWalletIntentEvaluationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new EvaluateIntent(principal, p.binding_uuid, body));
   }
 
-  @Post('bindings/:b/intents')
+  @Post('bindings/:binding_uuid/intents')
   @WorkloadAllowed()
   @ApiOperation({ summary: 'Live intent (needs Idempotency-Key and a complete rationale); an accepted one reserves budget.' })
   async createIntent(
@@ -118,70 +121,77 @@ export class AiWalletsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    const { intent, created } = await this.commandBus.execute(new CreateIntent(principal, p.b, body, key));
+    const { intent, created } = await this.commandBus.execute(new CreateIntent(principal, p.binding_uuid, body, key));
     if (!created) void reply.status(200);
     return intent;
   }
 
-  @Get('bindings/:b/intents')
-  intents(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new ListIntents(principal, p.b, pageLimit(q.limit, PAGE), q.cursor));
+  @Get('bindings/:binding_uuid/intents')
+  @ApiOperation({ summary: 'A binding\'s intents, newest first.' })
+  listIntents(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListIntents(principal, p.binding_uuid, pageLimit(q.limit, PAGE), q.cursor));
   }
 
-  @Get('intents/:i')
-  intent(@Param() p: IntentParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetIntent(principal, p.i));
+  @Get('intents/:intent_uuid')
+  @ApiOperation({ summary: 'One intent with its decision and state.' })
+  getIntent(@Param() p: IntentParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetIntent(principal, p.intent_uuid));
   }
 
-  @Post('intents/:i/settle')
+  @Post('intents/:intent_uuid/settle')
   @HttpCode(200)
   @ApiOperation({ summary: 'Records an approved intent as settled outside the platform (its transaction hash); its reservation then counts for good.' })
-  settle(@Param() p: IntentParam, @Body() body: SettleIntentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new SettleIntent(principal, p.i, body.transaction_hash));
+  settleIntent(@Param() p: IntentParam, @Body() body: SettleIntentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new SettleIntent(principal, p.intent_uuid, body.transaction_hash));
   }
 
-  @Get('bindings/:b/approvals')
-  approvals(@Param() p: BindingParam, @Query() q: ApprovalListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new ListApprovals(principal, p.b, q.state, pageLimit(q.limit, PAGE), q.cursor));
+  @Get('bindings/:binding_uuid/approvals')
+  @ApiOperation({ summary: 'A binding\'s intents waiting for a person\'s approval.' })
+  listApprovals(@Param() p: BindingParam, @Query() q: ApprovalListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListApprovals(principal, p.binding_uuid, q.state, pageLimit(q.limit, PAGE), q.cursor));
   }
 
-  @Post('approvals/:a/approve')
+  @Post('approvals/:approval_uuid/approve')
   @HttpCode(200)
-  approve(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new ReviewApproval(principal, p.a, true, body.reason ?? null));
+  @ApiOperation({ summary: 'Approve an intent that waits for a person.' })
+  approveIntent(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new ReviewApproval(principal, p.approval_uuid, true, body.reason ?? null));
   }
 
-  @Post('approvals/:a/reject')
+  @Post('approvals/:approval_uuid/reject')
   @HttpCode(200)
-  reject(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new ReviewApproval(principal, p.a, false, body.reason ?? null));
+  @ApiOperation({ summary: 'Reject an intent that waits for a person; its reservation is released.' })
+  rejectIntent(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new ReviewApproval(principal, p.approval_uuid, false, body.reason ?? null));
   }
 
-  @Get('bindings/:b/execution-mode')
-  async executionMode(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    const binding = (await this.queryBus.execute(new GetBinding(principal, p.b))) as { execution_mode: object };
+  @Get('bindings/:binding_uuid/execution-mode')
+  @ApiOperation({ summary: 'A binding\'s execution mode and its readiness gates.' })
+  async getExecutionMode(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const binding = (await this.queryBus.execute(new GetBinding(principal, p.binding_uuid))) as { execution_mode: object };
     return binding.execution_mode;
   }
 
-  @Put('bindings/:b/execution-mode')
+  @Put('bindings/:binding_uuid/execution-mode')
   @ApiOperation({ summary: 'Change the execution mode; AUTONOMOUS is refused (422) while readiness gates are open.' })
   changeExecutionMode(@Param() p: BindingParam, @Body() body: ExecutionModeRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new ChangeExecutionMode(principal, p.b, body.mode, body.state_reason));
+    return this.commandBus.execute(new ChangeExecutionMode(principal, p.binding_uuid, body.mode, body.state_reason));
   }
 
-  @Get('bindings/:b/activity')
-  activity(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new ListActivity(principal, p.b, pageLimit(q.limit, PAGE), q.cursor));
+  @Get('bindings/:binding_uuid/activity')
+  @ApiOperation({ summary: 'A binding\'s activity (its events), oldest first, paged.' })
+  listActivity(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListActivity(principal, p.binding_uuid, pageLimit(q.limit, PAGE), q.cursor));
   }
 
-  @Get('bindings/:b/activity/verify')
+  @Get('bindings/:binding_uuid/activity/verify')
   @ApiOperation({ summary: "Recompute the binding stream's hash chain from the stored events." })
-  verify(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new VerifyActivity(principal, p.b));
+  verifyActivity(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new VerifyActivity(principal, p.binding_uuid));
   }
 }
 
-@ApiTags('AI-agent wallets')
+@ApiTags('ai-wallets')
 @Controller('api/v1/auth')
 export class WorkloadTokenController {
   constructor(private readonly commandBus: CommandBus) {}
@@ -191,7 +201,7 @@ export class WorkloadTokenController {
   @SecretResponse()
   @HttpCode(200)
   @ApiOperation({ summary: "OAuth 2 client credentials: an agent's bearer token, limited to its binding." })
-  token(@Body() body: WorkloadTokenRequest): Promise<object> {
+  issueWorkloadToken(@Body() body: WorkloadTokenRequest): Promise<object> {
     return this.commandBus.execute(new IssueWorkloadToken(body.client_id, body.client_secret));
   }
 }

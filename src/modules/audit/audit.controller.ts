@@ -1,7 +1,7 @@
 /** Audit routes (`/api/v1/audit/…`, PLATFORM.md section 6): raw events with commitments, checkpoints, the AUDITOR role. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { pageLimit } from '../../platform/http/pagination';
 import { GrantAuditor, RevokeAuditor } from './audit.commands';
@@ -10,8 +10,7 @@ import { GrantAuditorRequest, ProfileParam, RevokeAuditorRequest, StreamEventsQu
 
 const PAGE = { default: 100, max: 1000 };
 
-@ApiTags('Audit')
-@ApiBearerAuth()
+@ApiTags('audit')
 @Controller('api/v1/audit')
 export class AuditController {
   constructor(
@@ -21,32 +20,32 @@ export class AuditController {
 
   @Get('checkpoints/latest')
   @ApiOperation({ summary: 'The newest signed checkpoint of the global chain, with its public key (AUDITOR or platform admin).' })
-  latestCheckpoint(@CurrentPrincipal() principal: Principal): Promise<object> {
+  getLatestCheckpoint(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetLatestCheckpoint(principal));
   }
 
   @Get('streams/:stream/events')
   @ApiOperation({ summary: "A stream's raw events with their commitments, oldest first, paged (AUDITOR or platform admin)." })
-  streamEvents(@Param() p: StreamParam, @Query() q: StreamEventsQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  listStreamEvents(@Param() p: StreamParam, @Query() q: StreamEventsQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListStreamEvents(principal, p.stream, pageLimit(q.limit, PAGE), q.cursor));
   }
 
   @Get('auditors')
   @ApiOperation({ summary: 'Profiles holding the AUDITOR role (platform admin).' })
-  auditors(@CurrentPrincipal() principal: Principal): Promise<object> {
+  listAuditors(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListAuditors(principal));
   }
 
   @Post('auditors')
   @ApiOperation({ summary: 'Grant the AUDITOR role to a profile (platform admin); granting it again changes nothing.' })
-  grant(@Body() body: GrantAuditorRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  grantAuditor(@Body() body: GrantAuditorRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new GrantAuditor(principal, body.profile_uuid, body.reason ?? ''));
   }
 
   @Post('auditors/:profile_uuid/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke the AUDITOR role (platform admin).' })
-  revoke(@Param() p: ProfileParam, @Body() body: RevokeAuditorRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  revokeAuditor(@Param() p: ProfileParam, @Body() body: RevokeAuditorRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new RevokeAuditor(principal, p.profile_uuid, body?.reason ?? ''));
   }
 }

@@ -1,7 +1,7 @@
 /** Identity over HTTP: PLATFORM.md sections 5 and 6 (registration, activation, sessions, TOTP, step-up, contact, closure, tenancy). */
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentPrincipal, PRINCIPAL_RESOLVER, type Principal, type PrincipalResolver } from '../../platform/auth/principal';
 import { PlatformError } from '../../platform/errors';
@@ -41,7 +41,8 @@ import {
   ContactChangeRequest,
   CreateTenantRequest,
   CreateWorkspaceRequest,
-  Hex32Param,
+  EnrollmentParam,
+  SessionParam,
   LoginRequest,
   StepUpRequest,
   TenantParam,
@@ -60,7 +61,6 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/plat
 const device = (req: FastifyRequest) => deviceFromUserAgent(req.headers['user-agent']);
 
 @ApiTags('identity')
-@ApiBearerAuth()
 @Controller('api/v1')
 export class IdentityController {
   constructor(
@@ -75,7 +75,8 @@ export class IdentityController {
   // --- registration and activation ---------------------------------------------------------------------------
   @Public()
   @Post('identity/registrations')
-  async register(@Body() body: AccountRegistrationRequest, @Req() req: FastifyRequest): Promise<object> {
+  @ApiOperation({ summary: 'Register an account; an activation token is delivered to the address.' })
+  async registerAccount(@Body() body: AccountRegistrationRequest, @Req() req: FastifyRequest): Promise<object> {
     await this.mails.consume(body.email, req.ip);
     return this.commandBus.execute(new RegisterAccount(body));
   }
@@ -83,7 +84,8 @@ export class IdentityController {
   @Public()
   @Post('identity/activations')
   @HttpCode(200)
-  activate(@Body() body: AccountActivationRequest): Promise<object> {
+  @ApiOperation({ summary: 'Activate an account with its activation token.' })
+  activateAccount(@Body() body: AccountActivationRequest): Promise<object> {
     return this.commandBus.execute(new ActivateAccount(body.token));
   }
 
@@ -91,56 +93,65 @@ export class IdentityController {
   @Public()
   @SecretResponse()
   @Post('auth/sessions')
-  login(@Body() body: LoginRequest, @Req() req: FastifyRequest): Promise<object> {
+  @ApiOperation({ summary: 'Sign in with email and password (and a TOTP code when enrolled); answers a bearer token.' })
+  signIn(@Body() body: LoginRequest, @Req() req: FastifyRequest): Promise<object> {
     return this.commandBus.execute(new StartSession(body.email, body.password, body.totp_code, device(req), req.ip));
   }
 
-  @Delete('auth/sessions/:id')
-  revoke(@Param() params: Hex32Param, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new RevokeSession(principal, params.id));
+  @Delete('auth/sessions/:session_uuid')
+  @ApiOperation({ summary: 'Revoke one of your sessions.' })
+  revokeSession(@Param() params: SessionParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new RevokeSession(principal, params.session_uuid));
   }
 
   @Public()
   @Post('auth/verify')
   @HttpCode(200)
-  async verify(@Body() body: VerifyTokenRequest): Promise<object> {
+  @ApiOperation({ summary: 'Verify a bearer token and read the principal it stands for.' })
+  async verifyToken(@Body() body: VerifyTokenRequest): Promise<object> {
     if (!(await this.principals.resolve(body.hashed_token))) throw new PlatformError('UNAUTHENTICATED', 'Credentials are not valid.');
     return { message: 'Credentials are valid.', success: true };
   }
 
   @Get('auth/events')
-  events(@Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Your authentication history (sign-ins, step-ups, session changes), newest first.' })
+  listAuthEvents(@Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListAuthenticationEvents(principal, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
   }
 
   @SecretResponse()
   @Post('auth/step-up')
+  @ApiOperation({ summary: 'Prove your presence again for one sensitive action; answers a one-use step-up token.' })
   stepUp(@Body() body: StepUpRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
     return this.commandBus.execute(new IssueStepUp(principal, body.purpose, body.password, body.totp_code, device(req), req.ip));
   }
 
   @Public()
   @Get('auth/profiles')
-  profiles(): object {
+  @ApiOperation({ summary: 'The profiles a token may act as.' })
+  listProfiles(): object {
     return authenticationProfiles(this.config.sessionTtlSeconds);
   }
 
   // --- authenticator ----------------------------------------------------------------------------------------------
   @SecretResponse()
   @Post('identity/authenticator/enrollments')
-  enroll(@Body() body: AuthenticatorEnrollmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Start a TOTP authenticator enrolment; answers the secret and its otpauth URI once.' })
+  enrollAuthenticator(@Body() body: AuthenticatorEnrollmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new StartAuthenticatorEnrollment(principal, body.issuer ?? undefined, body.label ?? undefined));
   }
 
   @SecretResponse()
-  @Post('identity/authenticator/enrollments/:id/confirm')
+  @Post('identity/authenticator/enrollments/:enrollment_uuid/confirm')
   @HttpCode(200)
-  confirmEnrollment(@Param() params: Hex32Param, @Body() body: AuthenticatorConfirmationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.commandBus.execute(new ConfirmAuthenticatorEnrollment(principal, params.id, body.code));
+  @ApiOperation({ summary: 'Confirm a TOTP enrolment with a current code; answers the recovery codes once.' })
+  confirmAuthenticatorEnrollment(@Param() params: EnrollmentParam, @Body() body: AuthenticatorConfirmationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new ConfirmAuthenticatorEnrollment(principal, params.enrollment_uuid, body.code));
   }
 
   @Post('identity/authenticator/disable')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Disable the TOTP authenticator (needs a step-up token).' })
   disableAuthenticator(@Body() body: AuthenticatorDisableRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     // Both may be null (seeds 001): a null one is not supplied, so `{recovery_code: null, step_up_token: …}` is one method.
     return this.commandBus.execute(new DisableAuthenticator(principal, body.recovery_code ?? undefined, body.step_up_token ?? undefined));
@@ -148,12 +159,14 @@ export class IdentityController {
 
   // --- contact ------------------------------------------------------------------------------------------------------
   @Get('identity/contact')
-  async contact(@CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Your contact details and profile id.' })
+  async getContact(@CurrentPrincipal() principal: Principal): Promise<object> {
     const a = await this.queryBus.execute(new GetAccount(principal.profile_uuid));
     return { profile_uuid: a.profile_uuid, email: a.email, email_verified: a.email_verified === 1, phone: a.phone, phone_verified: a.phone_verified === 1 };
   }
 
   @Post('identity/contact-changes')
+  @ApiOperation({ summary: 'Request a change of email address; a confirmation token goes to the new address.' })
   async requestContactChange(@Body() body: ContactChangeRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
     await this.mails.consume(body.value, req.ip);
     return this.commandBus.execute(new RequestContactChange(principal, body.contact_type, body.value, body.current_password));
@@ -162,6 +175,7 @@ export class IdentityController {
   @Public()
   @Post('identity/contact-changes/confirm')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Confirm a contact change with its token.' })
   confirmContactChange(@Body() body: ContactChangeConfirmation): Promise<object> {
     return this.commandBus.execute(new ConfirmContactChange(body.token));
   }
@@ -169,84 +183,99 @@ export class IdentityController {
   // --- closure -------------------------------------------------------------------------------------------------------
   @Post('identity/closure')
   @HttpCode(202)
+  @ApiOperation({ summary: 'Request closure of your account; it completes after the grace period.' })
   requestClosure(@Body() body: AccountClosureRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     // A null reason_code or step_up_token (seeds 001: may be null) is not supplied.
     return this.commandBus.execute(new RequestAccountClosure(principal, body.current_password, body.reason_code ?? undefined, body.step_up_token ?? undefined));
   }
 
   @Get('identity/closure')
-  async closure(@CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'The state of your account closure request.' })
+  async getClosure(@CurrentPrincipal() principal: Principal): Promise<object> {
     const { state, version } = await this.commands.load(accountStream(principal.profile_uuid), accountDecider);
     return closureView(state, version);
   }
 
   @Post('identity/closure/cancel')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a pending account closure.' })
   cancelClosure(@Body() body: AccountClosureCancellationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CancelAccountClosure(principal, body.step_up_token ?? undefined));
   }
 
   // --- tenants and workspaces -------------------------------------------------------------------------------------
   @Post('tenants')
+  @ApiOperation({ summary: 'Create a tenant; you become its owner.' })
   createTenant(@Body() body: CreateTenantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CreateTenant(principal, body.name));
   }
 
   @Post('tenants/:tenant_uuid/authorities')
+  @ApiOperation({ summary: 'Give a member of the tenant an authority (TENANT_ADMIN, TENANT_MODERATOR).' })
   assignAuthority(@Param() params: TenantParam, @Body() body: AssignTenantAuthorityRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new AssignTenantAuthority(principal, params.tenant_uuid, body.profile_uuid, body.role_code, body.reason));
   }
 
   @Get('tenants/:tenant_uuid/authorities')
-  authorities(@Param() params: TenantParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'The authorities granted in a tenant.' })
+  listAuthorities(@Param() params: TenantParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListTenantAuthorities(principal, params.tenant_uuid));
   }
 
   @Post('workspaces')
+  @ApiOperation({ summary: 'Create a workspace in your tenant; you become its owner.' })
   createWorkspace(@Body() body: CreateWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CreateWorkspace(principal, body.name));
   }
 
   @Get('workspaces')
-  workspaces(@CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'The workspaces you belong to.' })
+  listWorkspaces(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListWorkspaces(principal));
   }
 
   @Post('workspaces/active')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Choose the workspace your session acts in.' })
   selectWorkspace(@Body() body: ActiveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new SelectActiveWorkspace(principal, body.workspace_id));
   }
 
   @Get('workspaces/active')
-  activeWorkspace(@CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'The workspace your session acts in.' })
+  getActiveWorkspace(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetActiveWorkspace(principal));
   }
 
   /** The workspace's members, longest-standing first, and its `version` for the next change. */
   @Get('workspaces/:workspace_id/members')
-  members(@Param() params: WorkspaceParam, @Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'A workspace\'s members and their roles.' })
+  listWorkspaceMembers(@Param() params: WorkspaceParam, @Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListWorkspaceMembers(principal, params.workspace_id, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
   }
 
   @Post('workspaces/:workspace_id/members')
-  addMember(@Param() params: WorkspaceParam, @Body() body: AddWorkspaceMemberRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+  @ApiOperation({ summary: 'Add a profile of the tenant to a workspace with a role.' })
+  addWorkspaceMember(@Param() params: WorkspaceParam, @Body() body: AddWorkspaceMemberRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new AddWorkspaceMember(principal, params.workspace_id, body.profile_uuid, body.role, body.expected_version));
   }
 
   @Patch('workspaces/:workspace_id/members/:profile_uuid')
-  changeMemberRole(@Param() params: WorkspaceMemberParam, @Body() body: ChangeWorkspaceMemberRoleRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+  @ApiOperation({ summary: 'Change a member\'s role (expected_version guards concurrent changes).' })
+  changeWorkspaceMemberRole(@Param() params: WorkspaceMemberParam, @Body() body: ChangeWorkspaceMemberRoleRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new ChangeWorkspaceMemberRole(principal, params.workspace_id, params.profile_uuid, body.role, body.expected_version));
   }
 
   @Delete('workspaces/:workspace_id/members/:profile_uuid')
-  removeMember(@Param() params: WorkspaceMemberParam, @Query() query: RemoveWorkspaceMemberQuery, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+  @ApiOperation({ summary: 'Remove a member from a workspace.' })
+  removeWorkspaceMember(@Param() params: WorkspaceMemberParam, @Query() query: RemoveWorkspaceMemberQuery, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new RemoveWorkspaceMember(principal, params.workspace_id, params.profile_uuid, Number(query.expected_version)));
   }
 
   @Post('workspaces/:workspace_id/leave')
   @HttpCode(200)
-  leave(@Param() params: WorkspaceParam, @Body() body: LeaveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
+  @ApiOperation({ summary: 'Leave a workspace (its last owner cannot).' })
+  leaveWorkspace(@Param() params: WorkspaceParam, @Body() body: LeaveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new LeaveWorkspace(principal, params.workspace_id, body.expected_version));
   }
 }

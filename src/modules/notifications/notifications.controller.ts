@@ -1,7 +1,7 @@
 /** Notification routes (`/api/v1/notifications…`, PLATFORM.md section 6): the caller's own inbox only. */
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { pageLimit } from '../../platform/http/pagination';
@@ -13,8 +13,7 @@ import { CountUnread, GetNotification, ListNotifications } from './queries';
 
 export const NOTIFICATION_PAGE = { default: 50, max: 200 };
 
-@ApiTags('Notifications')
-@ApiBearerAuth()
+@ApiTags('notifications')
 @Controller('api/v1/notifications')
 export class NotificationsController {
   constructor(
@@ -34,41 +33,41 @@ export class NotificationsController {
 
   @Get()
   @ApiOperation({ summary: 'AccountNotificationPage: the caller\'s notifications, newest first; `status` filters (default: UNREAD and READ).' })
-  list(@Query() q: NotificationListQuery, @CurrentPrincipal() principal: Principal): Promise<AccountNotificationPage> {
+  listNotifications(@Query() q: NotificationListQuery, @CurrentPrincipal() principal: Principal): Promise<AccountNotificationPage> {
     return this.queryBus.execute(new ListNotifications(principal, q.status, pageLimit(q.limit, NOTIFICATION_PAGE), q.cursor));
   }
 
   @Post('read-all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Marks every notification that has arrived READ (archived ones stay ARCHIVED); answers the unread count after.' })
-  async readAll(@CurrentPrincipal() principal: Principal): Promise<{ unreadCount: number }> {
+  async markAllNotificationsRead(@CurrentPrincipal() principal: Principal): Promise<{ unreadCount: number }> {
     await this.commandBus.execute(new MarkAllNotificationsRead(principal));
     // Pending: everything that had arrived is read now.
     return this.readBack(new CountUnread(principal), () => ({ unreadCount: 0 }));
   }
 
-  @Get(':n')
+  @Get(':notification_uuid')
   @ApiOperation({ summary: 'One AccountNotification of the caller (another account\'s is 404).' })
-  get(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
-    return this.queryBus.execute(new GetNotification(principal, p.n));
+  getNotification(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
+    return this.queryBus.execute(new GetNotification(principal, p.notification_uuid));
   }
 
-  @Post(':n/read')
+  @Post(':notification_uuid/read')
   @HttpCode(200)
   @ApiOperation({ summary: 'UNREAD → READ (already READ or ARCHIVED: unchanged); answers the AccountNotification.' })
-  async read(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
-    await this.commandBus.execute(new MarkNotificationRead(principal, p.n));
-    return this.readBack(new GetNotification(principal, p.n), async () => {
-      const before: AccountNotification = await this.queryBus.execute(new GetNotification(principal, p.n));
+  async markNotificationRead(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
+    await this.commandBus.execute(new MarkNotificationRead(principal, p.notification_uuid));
+    return this.readBack(new GetNotification(principal, p.notification_uuid), async () => {
+      const before: AccountNotification = await this.queryBus.execute(new GetNotification(principal, p.notification_uuid));
       return { ...before, status: before.status === 'UNREAD' ? 'READ' : before.status };
     });
   }
 
-  @Post(':n/archive')
+  @Post(':notification_uuid/archive')
   @HttpCode(200)
   @ApiOperation({ summary: 'Files the notification away (ARCHIVED): out of the default list and the unread count.' })
-  async archive(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
-    await this.commandBus.execute(new ArchiveNotification(principal, p.n));
-    return this.readBack(new GetNotification(principal, p.n), async () => ({ ...((await this.queryBus.execute(new GetNotification(principal, p.n))) as AccountNotification), status: 'ARCHIVED' as const }));
+  async archiveNotification(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
+    await this.commandBus.execute(new ArchiveNotification(principal, p.notification_uuid));
+    return this.readBack(new GetNotification(principal, p.notification_uuid), async () => ({ ...((await this.queryBus.execute(new GetNotification(principal, p.notification_uuid))) as AccountNotification), status: 'ARCHIVED' as const }));
   }
 }

@@ -1,7 +1,7 @@
 /** The canonical trading routes (`/api/v1/trading/…`): records themselves, no trading envelope. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { CancelOrders, throwUnlessCancelled, type CancelOutcome } from './cancels';
 import { cancelAllReceipt, canonicalCancelRecord, canonicalOrderRecord, canonicalOrderSpec, ClosePosition, GetCanonicalOrder, requireVenue } from './canonical';
@@ -9,8 +9,7 @@ import { CancelAllOrdersRequest, CancelOrderRequest, OrderIdParam } from './dto/
 import { CanonicalOrder, ClosePositionQuery, ClosePositionRequest } from './dto/canonical.dto';
 import { PlaceOrder, type PlacedOrder } from './orders';
 
-@ApiTags('trading (canonical)')
-@ApiBearerAuth()
+@ApiTags('trading')
 @Controller('api/v1/trading')
 export class CanonicalTradingController {
   constructor(
@@ -19,36 +18,41 @@ export class CanonicalTradingController {
   ) {}
 
   @Post('orders')
-  async place(@Body() body: CanonicalOrder, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Place an order (canonical order model).' })
+  async placeCanonicalOrder(@Body() body: CanonicalOrder, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: PlacedOrder = await this.commandBus.execute(new PlaceOrder(principal, canonicalOrderSpec(body)));
     return canonicalOrderRecord(row);
   }
 
   /** One of the caller's orders: the record as placed, its status, fills and version (404 for anyone else's). */
-  @Get('orders/:id')
-  order(@Param() params: OrderIdParam, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetCanonicalOrder(principal, params.id));
+  @Get('orders/:order_uuid')
+  @ApiOperation({ summary: 'One of your orders as placed, with status, fills and version.' })
+  getCanonicalOrder(@Param() params: OrderIdParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetCanonicalOrder(principal, params.order_uuid));
   }
 
   @Post('orders/cancel-all')
   @HttpCode(200)
-  async cancelAll(@Body() body: CancelAllOrdersRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Cancel all your open orders (canonical order model).' })
+  async cancelAllCanonicalOrders(@Body() body: CancelAllOrdersRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     requireVenue(body.venue);
     const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, null, 'CANCEL_ALL', null, body.market ?? null));
     return cancelAllReceipt(outcomes);
   }
 
-  @Post('orders/:id/cancel')
+  @Post('orders/:order_uuid/cancel')
   @HttpCode(200)
-  async cancel(@Param() params: OrderIdParam, @Body() body: CancelOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Cancel one of your orders (canonical order model).' })
+  async cancelCanonicalOrder(@Param() params: OrderIdParam, @Body() body: CancelOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     requireVenue(body.venue);
-    const [outcome]: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, [params.id], 'USER_REQUEST', body.reason ?? null));
+    const [outcome]: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, [params.order_uuid], 'USER_REQUEST', body.reason ?? null));
     throwUnlessCancelled(outcome);
     return canonicalCancelRecord(outcome);
   }
 
   /** A reduce-only market order for the position (or `quantity` of it). */
   @Post('positions/close')
+  @ApiOperation({ summary: 'Close a position with a market order on the opposite side.' })
   async closePosition(@Body() body: ClosePositionRequest, @Query() query: ClosePositionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: PlacedOrder = await this.commandBus.execute(new ClosePosition(principal, body, query.market ?? null));
     return canonicalOrderRecord(row);

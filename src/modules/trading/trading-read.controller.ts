@@ -1,51 +1,54 @@
 /** Trading reads over HTTP: MTF detail, depth and candles (seeds' doubled prefix, MTF envelope) and positions. */
 import { Controller, Get, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { MarketHistoryQuery, OrderBookQuery, OrderMetaQuery, PositionsQuery, TradeMetaQuery } from './dto/read.dto';
 import { GetMarketHistory, GetOrderBook, GetOrderMeta, GetTradeMeta, ListPositions, type PositionRecord } from './reads';
 
-@ApiTags('trading (MTF)')
-@ApiBearerAuth()
+@ApiTags('trading')
 @Controller('api/v1/api/v1/mtf')
 export class MtfReadController {
   constructor(private readonly queryBus: QueryBus) {}
 
   /** One of the caller's orders: the Order record plus fills, book state and its trades. */
   @Get('order_meta')
-  async orderMeta(@Query() query: OrderMetaQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'One of your orders with its fills.' })
+  async getOrderMeta(@Query() query: OrderMetaQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return { response: await this.queryBus.execute(new GetOrderMeta(principal, query.order_uuid)), success: true };
   }
 
   /** A trade the caller was a party to, from the caller's side. */
   @Get('trade_meta')
-  async tradeMeta(@Query() query: TradeMetaQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'A trade you were a party to, from your side.' })
+  async getTradeMeta(@Query() query: TradeMetaQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return { response: await this.queryBus.execute(new GetTradeMeta(principal, query.trade_uuid)), success: true };
   }
 
   /** Aggregated depth, best price first on each side. */
   @Get('orderbook')
-  async orderbook(@Query() query: OrderBookQuery): Promise<object> {
+  @ApiOperation({ summary: 'Aggregated depth of a market, best price first on each side.' })
+  async getOrderbook(@Query() query: OrderBookQuery): Promise<object> {
     return { response: await this.queryBus.execute(new GetOrderBook(query.market, query.depth === undefined ? 50 : Number(query.depth))), success: true };
   }
 
   /** One-minute OHLCV candles of the last `minutes` minutes, oldest first, minutes with trades only. */
   @Get('market_history')
-  async marketHistory(@Query() query: MarketHistoryQuery): Promise<object> {
+  @ApiOperation({ summary: 'Candles of a market over a time range.' })
+  async getMarketHistory(@Query() query: MarketHistoryQuery): Promise<object> {
     return { response: await this.queryBus.execute(new GetMarketHistory(query.market, query.minutes === undefined ? 60 : Number(query.minutes), new Date())), success: true };
   }
 }
 
 @ApiTags('trading')
-@ApiBearerAuth()
 @Controller('api/v1/trading')
 export class TradingPositionsController {
   constructor(private readonly queryBus: QueryBus) {}
 
   /** The caller's net positions per market (flat ones too: they carry realized PnL). */
   @Get('positions')
-  async positions(@Query() query: PositionsQuery, @CurrentPrincipal() principal: Principal): Promise<{ items: PositionRecord[] }> {
+  @ApiOperation({ summary: 'Your positions per market.' })
+  async listPositions(@Query() query: PositionsQuery, @CurrentPrincipal() principal: Principal): Promise<{ items: PositionRecord[] }> {
     return { items: await this.queryBus.execute(new ListPositions(principal, query.market)) };
   }
 }

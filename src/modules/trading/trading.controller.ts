@@ -11,15 +11,14 @@ import { ListOrders, PlaceOrder, mtfOrderSpec, type OrderPage } from './orders';
 import { orderWire } from './order-wire';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { ValidationFailed } from '../../platform/errors';
 import { ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dto/market.dto';
 import { ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
 import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
 
-@ApiTags('trading (MTF)')
-@ApiBearerAuth()
+@ApiTags('trading')
 @Controller('api/v1/api/v1/mtf')
 export class MtfController {
   constructor(
@@ -31,7 +30,8 @@ export class MtfController {
   /** One entry per requested id (variant A, B or a failure); the envelope's success is false if any failed. */
   @Post('cancel')
   @HttpCode(200)
-  async cancel(@Body() body: MtfCancelRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Cancel orders by id (seed MTF route).' })
+  async cancelOrders(@Body() body: MtfCancelRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, body.order_ids, 'USER_REQUEST'));
     return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);
   }
@@ -39,23 +39,27 @@ export class MtfController {
   /** Every NEW and OPEN order of the caller, one entry each. */
   @Post('cancel_all')
   @HttpCode(200)
-  async cancelAll(@Body() _body: MtfCancelAllRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Cancel all your open orders, optionally in one market (seed MTF route).' })
+  async cancelAllOrders(@Body() _body: MtfCancelAllRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, null, 'CANCEL_ALL'));
     return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);
   }
 
   @Get('markets')
-  async markets(): Promise<object> {
+  @ApiOperation({ summary: 'The markets, keyed by market id, with their trading rules.' })
+  async listMarkets(): Promise<object> {
     return { response: await this.queryBus.execute(new ListMarkets()), success: true };
   }
 
   @Post('markets')
+  @ApiOperation({ summary: 'Create a market (platform admin).' })
   async createMarket(@Body() body: CreateMarketRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const market: MarketRow = await this.commandBus.execute(new CreateMarket(principal, body));
     return { response: { [market.market_symbol]: marketWire(market) }, success: true };
   }
 
   @Post('orders')
+  @ApiOperation({ summary: 'Place an order (seed MTF route); the matching engine decides it.' })
   async placeOrder(@Body() body: PlaceMtfOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: OrderRow = await this.commandBus.execute(new PlaceOrder(principal, mtfOrderSpec(body)));
     return { response: orderWire(row), success: true };
@@ -63,7 +67,8 @@ export class MtfController {
 
   /** The caller's orders, newest first; the next cursor travels in X-Next-Cursor so the body keeps the seeds' shape. */
   @Get('orders')
-  async orders(@Query() query: ListOrdersQuery, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  @ApiOperation({ summary: 'Your orders, newest first (next page cursor in X-Next-Cursor).' })
+  async listOrders(@Query() query: ListOrdersQuery, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const limit = pageLimit(query.limit, { default: 100, max: 1000 });
     const page: OrderPage = await this.queryBus.execute(new ListOrders(principal, { market: query.market, status: query.status }, limit, query.cursor));
     if (page.next_cursor) reply.header('X-Next-Cursor', page.next_cursor);
@@ -74,7 +79,8 @@ export class MtfController {
 
   @Post('markets/:market_uuid/flags')
   @HttpCode(200)
-  async changeFlags(@Param() params: MarketParam, @Body() body: ChangeMarketFlagsRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  @ApiOperation({ summary: 'Halt or resume a market, or change its flags (platform admin).' })
+  async changeMarketFlags(@Param() params: MarketParam, @Body() body: ChangeMarketFlagsRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     if (body.is_suspended === undefined && body.is_cancel_only === undefined && body.is_maker_only === undefined) {
       throw new ValidationFailed('Change at least one flag.', [{ field: 'body', issue: 'needs is_suspended, is_cancel_only or is_maker_only' }]);
     }

@@ -1,8 +1,12 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 
-/** Marks a route (or controller) that needs no bearer token; the auth guard reads it. */
+/** Marker on a public operation in the generated OpenAPI document; openapi.ts turns it into `security: []`. */
+export const PUBLIC_EXTENSION = 'x-platform-public';
+
+/** Marks a route (or controller) that needs no bearer token: the auth guard reads it, and so does the OpenAPI document. */
 export const IS_PUBLIC = 'platform:isPublic';
-export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
+export const Public = (): MethodDecorator & ClassDecorator => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension(PUBLIC_EXTENSION, true));
 
 /**
  * Marks a route whose response carries a secret (a bearer or step-up token, a TOTP secret, recovery codes): its

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port';
 import { ProjectionRunner } from '../projections/projection-runner';
@@ -10,7 +10,7 @@ import { MetricsService } from './metrics.service';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
 import { ReadinessRegistry } from './readiness';
 
-@ApiExcludeController()
+@ApiTags('health')
 @Public()
 @Controller()
 export class HealthController {
@@ -25,13 +25,15 @@ export class HealthController {
   ) {}
 
   @Get('health/live')
-  live(): { status: 'ok' } {
+  @ApiOperation({ summary: 'Liveness: the process serves HTTP.' })
+  checkLiveness(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** Ready when the event store and read-model database answer, every projector runs or stands by, and each module's checks hold. */
   @Get('health/ready')
-  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
+  @ApiOperation({ summary: 'Readiness: stores answer, projectors and engines run, Kafka topics exist.' })
+  async checkReadiness(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
     const checks: Record<string, { status: 'up' | 'down'; detail?: string }> = {};
     try {
       const head = await this.store.headPosition();
@@ -61,7 +63,9 @@ export class HealthController {
     return { status: ok ? 'ok' : 'unavailable', checks, projections };
   }
 
+  /** Prometheus text for the scraper: not part of the JSON API. */
   @Get('metrics')
+  @ApiExcludeEndpoint()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(): Promise<string> {
     return this.metrics.registry.metrics();

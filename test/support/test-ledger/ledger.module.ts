@@ -45,6 +45,7 @@ export class SensitiveDebitRequest {
 }
 
 export class LedgerIdParam {
+  @ApiProperty({ description: 'The ledger (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$' })
   @Matches(/^[0-9a-f]{32}$/, { message: 'ledger_id must be 32 lowercase hex characters' })
   ledger_id!: string;
 }

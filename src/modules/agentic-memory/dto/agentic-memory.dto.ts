@@ -96,18 +96,21 @@ function MaxJsonBytes(max: number): PropertyDecorator {
 // Path and query parameters
 
 export class CollectionParam {
+  @ApiProperty({ description: 'The collection: its collection_uuid (32 lowercase hex characters) or its slug.', example: 'desk-playbook' })
   @Matches(REF, { message: 'collection must be a collection_uuid (32 lowercase hex characters) or a slug' })
-  c!: string;
+  collection!: string;
 }
 
 export class ObjectParam extends CollectionParam {
-  @Matches(HEX32, hex32('object id'))
-  o!: string;
+  @ApiProperty({ description: 'The memory item (object) (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(HEX32, hex32('object_uuid'))
+  object_uuid!: string;
 }
 
 export class RequestParam {
-  @Matches(HEX32, hex32('request id'))
-  r!: string;
+  @ApiProperty({ description: 'The request (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(HEX32, hex32('request_uuid'))
+  request_uuid!: string;
 }
 
 export class VersionQuery {
@@ -153,7 +156,7 @@ export class AgenticMemoryCollectionRequest {
   category!: string;
 
   /** slug? is nullable on the seeds' AgenticMemoryCollectionResponse (001): null, like absent, is no slug (`?? null`). */
-  @ApiPropertyOptional({ example: 'payments-runbook', nullable: true, description: 'unique in the tenant, fixed once chosen' })
+  @ApiPropertyOptional({ type: String, example: 'payments-runbook', nullable: true, description: 'unique in the tenant, fixed once chosen' })
   @OptionalNullable() @IsString() @NoCredentials() @Matches(SLUG, { message: 'slug must be 3-64 lowercase letters, digits and inner hyphens, and not 32 hex characters' })
   slug?: string | null;
 
@@ -234,7 +237,7 @@ export class ContextObject {
   classification!: string;
 
   /** confidence? (seeds 001, ContextObject): may be null, stored as null (`?? null`). */
-  @ApiPropertyOptional({ minimum: 0, maximum: 1, nullable: true, description: 'metadata only: it decides nothing' })
+  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: 1, nullable: true, description: 'metadata only: it decides nothing' })
   @OptionalNullable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
   confidence?: number | null;
 
@@ -243,7 +246,7 @@ export class ContextObject {
   content?: Record<string, unknown>;
 
   /** source_memory_commitment? (seeds 001, ContextObject): may be null, stored as null (`?? null`). */
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @Matches(HEX64, sha256Hex('source_memory_commitment'))
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @Matches(HEX64, sha256Hex('source_memory_commitment'))
   source_memory_commitment?: string | null;
 
   @ApiPropertyOptional({ description: 'public-safe identifiers or commitments' })
@@ -303,7 +306,7 @@ export class ClarificationRequest {
   agent_action_rationale_commitment!: string;
 
   /** priority? (seeds 001, ClarificationRequest): may be null, which is NORMAL (`?? 'NORMAL'`). */
-  @ApiPropertyOptional({ enum: PRIORITIES, nullable: true, description: 'a label; it changes no authority' }) @OptionalNullable() @IsIn(PRIORITIES as unknown as string[])
+  @ApiPropertyOptional({ type: String, enum: PRIORITIES, nullable: true, description: 'a label; it changes no authority' }) @OptionalNullable() @IsIn(PRIORITIES as unknown as string[])
   priority?: string | null;
 }
 

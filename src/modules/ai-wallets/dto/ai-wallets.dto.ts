@@ -16,18 +16,21 @@ const hex32 = (field: string) => ({ message: `${field} must be 32 lowercase hex 
 const amount = () => IsDecimalString({ signed: true, maxIntegerDigits: 30 });
 
 export class BindingParam {
-  @Matches(HEX32, hex32('binding id'))
-  b!: string;
+  @ApiProperty({ description: 'The binding (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(HEX32, hex32('binding_uuid'))
+  binding_uuid!: string;
 }
 
 export class IntentParam {
-  @Matches(HEX32, hex32('intent id'))
-  i!: string;
+  @ApiProperty({ description: 'The intent (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(HEX32, hex32('intent_uuid'))
+  intent_uuid!: string;
 }
 
 export class ApprovalParam {
-  @Matches(HEX32, hex32('approval id'))
-  a!: string;
+  @ApiProperty({ description: 'The approval (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(HEX32, hex32('approval_uuid'))
+  approval_uuid!: string;
 }
 
 export class AiWalletAssetBudgetDto {
@@ -81,7 +84,7 @@ export class AiWalletPolicyRequest {
   currency!: string;
 
   /** expires_at? (seeds 001, AiWalletPolicy): null, like absent, is a policy without expiry (policyTerms' `?? null`). */
-  @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z', nullable: true }) @OptionalNullable() @IsString() @Length(1, 40)
+  @ApiPropertyOptional({ type: String, example: '2027-01-01T00:00:00Z', nullable: true }) @OptionalNullable() @IsString() @Length(1, 40)
   expires_at?: string | null;
 }
 
@@ -103,7 +106,7 @@ export class CreateBindingRequest {
 
   // operational_wallet_uuid? and policy? are nullable on the seeds' AiWalletBinding (001), which this request creates:
   // null is none (CreateBinding stores `?? null`; a null policy leaves the binding PENDING, as an absent one does).
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @Matches(HEX32, hex32('operational_wallet_uuid'))
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @Matches(HEX32, hex32('operational_wallet_uuid'))
   operational_wallet_uuid?: string | null;
 
   @ApiPropertyOptional({ type: () => AiWalletPolicyRequest, nullable: true, description: 'the first policy; the binding is PENDING until it has one' })
@@ -159,7 +162,7 @@ export class AiWalletIntentEvaluationRequest {
 
   // purpose? and rationale? (seeds 001, AiWalletIntentEvaluationRequest) may be null: null is omitted (the handlers'
   // `purpose ?? rationale.summary` and `!rationale`: a preview, or a 400 for a live intent).
-  @ApiPropertyOptional({ nullable: true, description: 'used when rationale is omitted' }) @OptionalNullable() @IsString() @Length(1, 280)
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'used when rationale is omitted' }) @OptionalNullable() @IsString() @Length(1, 280)
   purpose?: string | null;
 
   @ApiPropertyOptional({ type: () => AiWalletRationaleDto, nullable: true, description: 'required for live intents; without it an evaluation is a non-authorizing preview' })

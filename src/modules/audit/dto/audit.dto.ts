@@ -14,6 +14,7 @@ export class StreamParam {
 export class StreamEventsQuery extends PageQuery {}
 
 export class ProfileParam {
+  @ApiProperty({ description: 'The auditor profile (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
   @Matches(/^[0-9a-f]{32}$/, { message: 'profile_uuid must be 32 lowercase hex characters' })
   profile_uuid!: string;
 }

@@ -22,7 +22,7 @@ export class AccountRegistrationRequest {
 
   // company_name?, first_name?, last_name? (seeds 001, AccountRegistrationRequest): required by their account type,
   // otherwise absent or null (the handler stores `?? null`).
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'corporate' || (o.company_name !== undefined && o.company_name !== null))
+  @ApiPropertyOptional({ type: String, nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'corporate' || (o.company_name !== undefined && o.company_name !== null))
   @IsString() @Length(1, 200)
   company_name?: string | null;
 
@@ -30,23 +30,23 @@ export class AccountRegistrationRequest {
   @ApiProperty({ maxLength: 200 }) @IsString() @MaxLength(200) @IsEmail({ allow_display_name: false, allow_ip_domain: false, require_tld: true })
   email!: string;
 
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || (o.first_name !== undefined && o.first_name !== null))
+  @ApiPropertyOptional({ type: String, nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || (o.first_name !== undefined && o.first_name !== null))
   @IsString() @Length(1, 100)
   first_name?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || (o.last_name !== undefined && o.last_name !== null))
+  @ApiPropertyOptional({ type: String, nullable: true }) @ValidateIf((o: AccountRegistrationRequest) => o.account_type === 'personal' || (o.last_name !== undefined && o.last_name !== null))
   @IsString() @Length(1, 100)
   last_name?: string | null;
 
   /** middle_name? (seeds 001): null is a value; the handler stores `?? null`. */
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 100)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @Length(1, 100)
   middle_name?: string | null;
 
   @ApiProperty({ description: '12-128 printable characters, three character classes, not the email local part' }) @IsString() @MaxLength(1024)
   password!: string;
 
   /** tenant_uuid? (seeds 001): omitted or null, the global tenant (the handler's `?? GLOBAL_TENANT_UUID`). */
-  @ApiPropertyOptional({ nullable: true, description: 'Omitted or null: the global tenant' }) @OptionalNullable() @Matches(HEX32, { message: 'tenant_uuid must be 32 lowercase hex characters' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Omitted or null: the global tenant' }) @OptionalNullable() @Matches(HEX32, { message: 'tenant_uuid must be 32 lowercase hex characters' })
   tenant_uuid?: string | null;
 
   @ApiProperty({ type: TermsAcceptance }) @IsNotEmptyObject() @ValidateNested() @Type(() => TermsAcceptance)
@@ -87,10 +87,10 @@ export class StepUpRequest {
 
 /** issuer?, label? (seeds 001): null, like absent, is the service name (the handler's `??`). */
 export class AuthenticatorEnrollmentRequest {
-  @ApiPropertyOptional({ maxLength: 64, nullable: true }) @OptionalNullable() @IsString() @Length(1, 64)
+  @ApiPropertyOptional({ type: String, maxLength: 64, nullable: true }) @OptionalNullable() @IsString() @Length(1, 64)
   issuer?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
   label?: string | null;
 }
 
@@ -101,10 +101,10 @@ export class AuthenticatorConfirmationRequest {
 
 /** recovery_code?, step_up_token? (seeds 001): a null one is not supplied (the controller passes it on as absent). */
 export class AuthenticatorDisableRequest {
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @MaxLength(64)
   recovery_code?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
   step_up_token?: string | null;
 }
 
@@ -133,17 +133,17 @@ export class AccountClosureRequest {
   current_password!: string;
 
   /** reason_code?, step_up_token? (seeds 001): null is not supplied (USER_REQUESTED; no step-up consumed). */
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @Matches(/^[A-Z][A-Z0-9_]{1,63}$/, { message: 'reason_code must be an UPPER_SNAKE classification' })
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @Matches(/^[A-Z][A-Z0-9_]{1,63}$/, { message: 'reason_code must be an UPPER_SNAKE classification' })
   reason_code?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
   step_up_token?: string | null;
 }
 
 @NoExtraFields()
 export class AccountClosureCancellationRequest {
   /** step_up_token? (seeds 001): null is not supplied. */
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @MaxLength(128)
   step_up_token?: string | null;
 }
 
@@ -210,24 +210,35 @@ export class RemoveWorkspaceMemberQuery {
 }
 
 export class WorkspaceParam {
+  @ApiProperty({ description: 'The workspace (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
   @Matches(HEX32, { message: 'workspace_id must be 32 lowercase hex characters' })
   workspace_id!: string;
 }
 
 export class WorkspaceMemberParam {
+  @ApiProperty({ description: 'The workspace (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
   @Matches(HEX32, { message: 'workspace_id must be 32 lowercase hex characters' })
   workspace_id!: string;
 
+  @ApiProperty({ description: 'The member profile (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
   @Matches(HEX32, { message: 'profile_uuid must be 32 lowercase hex characters' })
   profile_uuid!: string;
 }
 
-export class Hex32Param {
-  @Matches(HEX32, { message: 'the identifier must be 32 lowercase hex characters' })
-  id!: string;
+export class SessionParam {
+  @ApiProperty({ description: 'The session (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(HEX32, { message: 'session_uuid must be 32 lowercase hex characters' })
+  session_uuid!: string;
+}
+
+export class EnrollmentParam {
+  @ApiProperty({ description: 'The authenticator enrolment (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(HEX32, { message: 'enrollment_uuid must be 32 lowercase hex characters' })
+  enrollment_uuid!: string;
 }
 
 export class TenantParam {
+  @ApiProperty({ description: 'The tenant (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
   @Matches(HEX32, { message: 'tenant_uuid must be 32 lowercase hex characters' })
   tenant_uuid!: string;
 }

@@ -1,13 +1,14 @@
 /** Requests of the notification routes: the id in the path, the list's filter and page. */
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
 import { Optional } from '../../../platform/http/validation';
 import { NOTIFICATION_STATUSES, type NotificationStatus } from '../domain/notification';
 
 export class NotificationParam {
-  @Matches(/^[0-9a-f]{32}$/, { message: 'notification id must be 32 lowercase hex characters' })
-  n!: string;
+  @ApiProperty({ description: 'The notification (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(/^[0-9a-f]{32}$/, { message: 'notification_uuid must be 32 lowercase hex characters' })
+  notification_uuid!: string;
 }
 
 export class NotificationListQuery extends PageQuery {

@@ -27,7 +27,7 @@ export const VENUES = ['MTF'] as const;
 @NoExtraFields()
 export class CancelOrderRequest {
   /** reason? (seeds 001, CancelOrderRequest): may be null; the controller's `?? null` records no reason. */
-  @ApiPropertyOptional({ maxLength: 320, nullable: true }) @OptionalNullable() @IsString() @Length(1, 320)
+  @ApiPropertyOptional({ type: String, maxLength: 320, nullable: true }) @OptionalNullable() @IsString() @Length(1, 320)
   reason?: string | null;
 
   /** venue (OrderVenue): optional, not nullable. */
@@ -38,7 +38,7 @@ export class CancelOrderRequest {
 @NoExtraFields()
 export class CancelAllOrdersRequest {
   /** market? (seeds 001, CancelAllOrdersRequest): may be null; null, like absent, is every market (`?? null`). */
-  @ApiPropertyOptional({ example: 'BTC-PERP', nullable: true }) @OptionalNullable() @IsString() @Length(1, 64)
+  @ApiPropertyOptional({ type: String, example: 'BTC-PERP', nullable: true }) @OptionalNullable() @IsString() @Length(1, 64)
   market?: string | null;
 
   /** venue (OrderVenue): optional, not nullable. */
@@ -47,6 +47,7 @@ export class CancelAllOrdersRequest {
 }
 
 export class OrderIdParam {
-  @Matches(/^[0-9a-f]{32}$/, { message: 'id must be 32 lowercase hex characters' })
-  id!: string;
+  @ApiProperty({ description: 'The order (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @Matches(/^[0-9a-f]{32}$/, { message: 'order_uuid must be 32 lowercase hex characters' })
+  order_uuid!: string;
 }

@@ -46,34 +46,34 @@ export class CanonicalOrder {
   aggregation_meta?: unknown;
 
   // The rest are `?` in the seeds (001, CanonicalOrder: "may be null"): null is absent to canonicalOrderSpec.
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
   client_reference?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString()
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString()
   expiry_timestamp?: string | null;
 
-  @ApiPropertyOptional({ example: '64000.5', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, example: '64000.5', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   limit_price?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   notional_amount?: string | null;
 
-  @ApiPropertyOptional({ example: '0.010', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, example: '0.010', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   quantity?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
   reporting_identifier?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   tip_quantity?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   trailing_amount?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   trailing_percent?: string | null;
 
-  @ApiPropertyOptional({ example: '65000', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, example: '65000', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   trigger_price?: string | null;
 }
 
@@ -83,10 +83,10 @@ export class ClosePositionRequest {
   external_reference!: string;
 
   /** quantity?, reporting_identifier? (seeds 001, ClosePositionRequest): may be null, which is absent. */
-  @ApiPropertyOptional({ nullable: true, description: 'part of the position to close; the whole position when omitted or null' }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'part of the position to close; the whole position when omitted or null' }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   quantity?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
+  @ApiPropertyOptional({ type: String, nullable: true }) @OptionalNullable() @IsString() @Length(1, 128)
   reporting_identifier?: string | null;
 
   /** venue: optional, not nullable. */

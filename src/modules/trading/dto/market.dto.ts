@@ -55,6 +55,7 @@ export class ChangeMarketFlagsRequest {
 }
 
 export class MarketParam {
+  @ApiProperty({ description: 'The market (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
   @Matches(/^[0-9a-f]{32}$/, { message: 'market_uuid must be 32 lowercase hex characters' })
   market_uuid!: string;
 }

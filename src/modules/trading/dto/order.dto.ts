@@ -13,7 +13,7 @@ export class PlaceMtfOrderRequest {
   @ApiProperty({ example: '0.010' }) @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   order_size!: string;
 
-  @ApiProperty({ example: '64000.5', nullable: true, description: 'null for a market order' })
+  @ApiProperty({ type: String, example: '64000.5', nullable: true, description: 'null for a market order' })
   @ValidateIf((o: PlaceMtfOrderRequest) => o.limit_price !== null)
   @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   limit_price!: string | null;
