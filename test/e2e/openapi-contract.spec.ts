@@ -8,7 +8,13 @@ import { generateOpenApiText, OPENAPI_FILE } from '../../src/cli/openapi';
 import { OPENAPI_TAGS } from '../../src/platform/http/openapi';
 import { startTestApp, type TestApp } from '../support/app';
 
-type Operation = { operationId: string; tags?: string[]; security?: unknown[]; parameters?: Array<{ in: string; name: string; required?: boolean; schema?: object }> };
+type Operation = {
+  operationId: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: Array<{ in: string; name: string; required?: boolean; schema?: object; $ref?: string }>;
+  responses: Record<string, { $ref?: string; headers?: Record<string, unknown>; content?: unknown }>;
+};
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 describe('the OpenAPI document', () => {
@@ -30,7 +36,7 @@ describe('the OpenAPI document', () => {
     const problems: string[] = [];
     for (const [path, method, op] of operations) {
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-      const declared = (op.parameters ?? []).filter((p) => p.in === 'path');
+      const declared = (op.parameters ?? []).filter((p) => p.in === 'path' && !p.$ref);
       for (const name of inPath) if (!declared.some((p) => p.name === name && p.required && p.schema)) problems.push(`${method} ${path}: ${name} not declared`);
       for (const p of declared) if (!inPath.includes(p.name)) problems.push(`${method} ${path}: ${p.name} declared but not in the path`);
     }
@@ -66,5 +72,28 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([{ url: '/', description: 'This server' }]);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health/live', '/health/ready']));
     expect(Object.keys(doc.paths)).not.toContain('/metrics');
+  });
+
+  it('gives every operation the platform conventions: the error envelope per status, 202 and X-Position on commands, the headers in', () => {
+    const problems: string[] = [];
+    for (const [path, method, op] of operations) {
+      const refs = (op.parameters ?? []).map((p) => p.$ref);
+      const name = `${method} ${path}`;
+      if (!refs.includes('#/components/parameters/XMinPosition')) problems.push(`${name}: no X-Min-Position`);
+      for (const status of ['400', '500', '503', ...(op.security?.length === 0 ? [] : ['401'])]) if (op.responses[status] === undefined) problems.push(`${name}: no ${status}`);
+      if (method !== 'get') {
+        if (!op.responses['202']) problems.push(`${name}: no 202`);
+        for (const [status, r] of Object.entries(op.responses)) if (status.startsWith('2') && !r.headers?.['X-Position']) problems.push(`${name}: ${status} without X-Position`);
+      }
+    }
+    expect(problems).toEqual([]);
+    const byId = Object.fromEntries(operations.map(([, , op]) => [op.operationId, op]));
+    const idempotency = (id: string) => (byId[id].parameters ?? []).some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
+    expect(idempotency('placeOrder')).toBe(true);
+    // Answers that carry a secret are never retained, so there the key is not offered.
+    expect(idempotency('signIn')).toBe(false);
+    expect(idempotency('enrollAuthenticator')).toBe(false);
+    const envelope = (doc as unknown as { components: { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> } }).components.schemas.ErrorEnvelope;
+    expect(envelope.properties.error.properties.code.enum).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'RULE_VIOLATION', 'IDEMPOTENCY_KEY_REUSED']));
   });
 });

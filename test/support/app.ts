@@ -1,6 +1,6 @@
 /** Boots the real application (same factory as main.ts) on a temp DATA_DIR with the test-only ledger module. */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -10,6 +10,7 @@ import { loadPlatformConfig, type PlatformConfig } from '../../src/platform/conf
 import type { Clock } from '../../src/platform/clock';
 import { TestLedgerModule } from './test-ledger/ledger.module';
 import { testLedgerReadModel } from './test-ledger/ledger.read-model';
+import { openApiResponseCheck } from './openapi-check';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -30,6 +31,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
   const app = await createApp({ config, readModels: [testLedgerReadModel], modules: [TestLedgerModule], logStream, clock: options.clock });
+  await checkResponsesAgainstOpenApi(app);
   return {
     app,
     config,
@@ -38,5 +40,33 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       await app.close();
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Every response of `app.inject` is checked against the OpenAPI document the app serves (openapi-check.ts): a status
+ * the operation does not declare, or a body that does not match its declared schema, fails the request's test.
+ * OPENAPI_CHECK=collect writes the mismatches to OPENAPI_CHECK_FILE instead (to survey them), =off skips the check.
+ */
+async function checkResponsesAgainstOpenApi(app: NestFastifyApplication): Promise<void> {
+  const mode = process.env.OPENAPI_CHECK ?? 'fail';
+  if (mode === 'off') return;
+  const served = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+  const checker = openApiResponseCheck(served.json());
+  // Nest's app.inject hands over to Fastify's: wrap that one (the Nest application is a proxy that refuses it).
+  const fastify = app.getHttpAdapter().getInstance() as unknown as { inject: (options?: unknown) => unknown };
+  const inject = fastify.inject.bind(fastify);
+  fastify.inject = (options?: unknown) => {
+    const result = inject(options);
+    if (options === undefined) return result; // the chained form: not used by the suites
+    return (result as Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>).then((response) => {
+      const o = (typeof options === 'string' ? { url: options, method: 'GET' } : options) as { method?: string; url?: string; path?: string };
+      const problem = checker.check(o.method ?? 'GET', o.url ?? o.path ?? '/', response.statusCode, response.body, response.headers['content-type'] as string | undefined);
+      if (problem) {
+        if (mode === 'collect') appendFileSync(process.env.OPENAPI_CHECK_FILE ?? join(tmpdir(), 'openapi-violations.txt'), `${problem.slice(0, 400)}\n`);
+        else throw new Error(`response does not match the OpenAPI document: ${problem}`);
+      }
+      return response;
+    });
   };
 }

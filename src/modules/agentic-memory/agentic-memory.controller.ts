@@ -17,6 +17,7 @@ import {
 } from './dto/agentic-memory.dto';
 import { memoryEnvelope, type MemoryEnvelope } from './envelope';
 import { GetCollection, GetManifest, GetRequest, ListCollections, ListInbox, ListItems, ListOwnRequests } from './queries';
+import { ApiErrors } from '../../platform/http/openapi';
 
 const PAGE = { default: 50, max: 200 };
 const version = (q: VersionQuery): number | undefined => (q.version === undefined ? undefined : Number(q.version));
@@ -40,6 +41,7 @@ export class AgenticMemoryController {
 
   @Post('collections')
   @ApiOperation({ summary: 'Create a collection for a workspace you own or administer; it starts at version 1, the empty list.' })
+  @ApiErrors(404)
   async createCollection(@Body() body: AgenticMemoryCollectionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const id: string = await this.commandBus.execute(new CreateCollection(principal, body));
     return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
@@ -47,6 +49,7 @@ export class AgenticMemoryController {
 
   @Get('collections')
   @ApiOperation({ summary: 'The catalogue: LISTED collections you have access to (or, with workspace_uuid, all of a workspace of yours).' })
+  @ApiErrors(404)
   listCollections(@Query() q: CatalogueQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListCollections(principal, { workspace_uuid: q.workspace_uuid, category: q.category }, pageLimit(q.limit, PAGE), q.cursor));
   }

@@ -3,7 +3,7 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Patch, Post, P
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AiWalletIntentEvaluation } from './dto/ai-wallets.dto';
 import type { FastifyReply } from 'fastify';
 import { IsIn, Matches } from 'class-validator';
@@ -19,6 +19,7 @@ import {
   ReviewApprovalRequest, SettleIntentRequest, WorkloadTokenRequest,
 } from './dto/ai-wallets.dto';
 import { GetBinding, GetBudget, GetIntent, GetPolicy, ListActivity, ListApprovals, ListBindings, ListIntents, VerifyActivity } from './queries';
+import { ApiErrors } from '../../platform/http/openapi';
 
 const PAGE = { default: 50, max: 200 };
 
@@ -56,6 +57,7 @@ export class AiWalletsController {
   @Post('bindings')
   @SecretResponse()
   @ApiOperation({ summary: 'Create a binding; the answer carries the workload client secret, once.' })
+  @ApiErrors(404)
   async createBinding(@Body() body: CreateBindingRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const created: CreatedBinding = await this.commandBus.execute(new CreateBinding(principal, body));
     // The secret is shown once: it goes out even when the read model lags (202).
@@ -65,6 +67,7 @@ export class AiWalletsController {
 
   @Get('bindings')
   @ApiOperation({ summary: 'The AI-agent wallet bindings of your workspace.' })
+  @ApiErrors(404)
   listBindings(@Query() query: BindingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListBindings(principal, query.workspace_uuid, pageLimit(query.limit, PAGE), query.cursor));
   }
@@ -114,6 +117,8 @@ export class AiWalletsController {
   @Post('bindings/:binding_uuid/intents')
   @WorkloadAllowed()
   @ApiOperation({ summary: 'Live intent (needs Idempotency-Key and a complete rationale); an accepted one reserves budget.' })
+  @ApiResponse({ status: 201, description: 'The intent, decided (an accepted one reserves budget).' })
+  @ApiResponse({ status: 200, description: 'The intent this Idempotency-Key already created on this binding: nothing new was decided.' })
   async createIntent(
     @Param() p: BindingParam,
     @Body() body: AiWalletIntentEvaluationRequest,
@@ -201,6 +206,7 @@ export class WorkloadTokenController {
   @SecretResponse()
   @HttpCode(200)
   @ApiOperation({ summary: "OAuth 2 client credentials: an agent's bearer token, limited to its binding." })
+  @ApiErrors(401)
   issueWorkloadToken(@Body() body: WorkloadTokenRequest): Promise<object> {
     return this.commandBus.execute(new IssueWorkloadToken(body.client_id, body.client_secret));
   }

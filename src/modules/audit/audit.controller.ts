@@ -7,6 +7,7 @@ import { pageLimit } from '../../platform/http/pagination';
 import { GrantAuditor, RevokeAuditor } from './audit.commands';
 import { GetLatestCheckpoint, ListAuditors, ListStreamEvents } from './audit.queries';
 import { GrantAuditorRequest, ProfileParam, RevokeAuditorRequest, StreamEventsQuery, StreamParam } from './dto/audit.dto';
+import { ApiErrors } from '../../platform/http/openapi';
 
 const PAGE = { default: 100, max: 1000 };
 
@@ -20,6 +21,7 @@ export class AuditController {
 
   @Get('checkpoints/latest')
   @ApiOperation({ summary: 'The newest signed checkpoint of the global chain, with its public key (AUDITOR or platform admin).' })
+  @ApiErrors(404)
   getLatestCheckpoint(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetLatestCheckpoint(principal));
   }
@@ -38,6 +40,7 @@ export class AuditController {
 
   @Post('auditors')
   @ApiOperation({ summary: 'Grant the AUDITOR role to a profile (platform admin); granting it again changes nothing.' })
+  @ApiErrors(404)
   grantAuditor(@Body() body: GrantAuditorRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new GrantAuditor(principal, body.profile_uuid, body.reason ?? ''));
   }

@@ -57,6 +57,7 @@ import { deviceFromUserAgent } from './security/user-agent';
 import { MailThrottle } from './identity.services';
 import { authenticationProfiles } from './identity.profiles';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { ApiErrors } from '../../platform/http/openapi';
 
 const device = (req: FastifyRequest) => deviceFromUserAgent(req.headers['user-agent']);
 
@@ -76,6 +77,7 @@ export class IdentityController {
   @Public()
   @Post('identity/registrations')
   @ApiOperation({ summary: 'Register an account; an activation token is delivered to the address.' })
+  @ApiErrors(429)
   async registerAccount(@Body() body: AccountRegistrationRequest, @Req() req: FastifyRequest): Promise<object> {
     await this.mails.consume(body.email, req.ip);
     return this.commandBus.execute(new RegisterAccount(body));
@@ -94,6 +96,7 @@ export class IdentityController {
   @SecretResponse()
   @Post('auth/sessions')
   @ApiOperation({ summary: 'Sign in with email and password (and a TOTP code when enrolled); answers a bearer token.' })
+  @ApiErrors(401, 429)
   signIn(@Body() body: LoginRequest, @Req() req: FastifyRequest): Promise<object> {
     return this.commandBus.execute(new StartSession(body.email, body.password, body.totp_code, device(req), req.ip));
   }
@@ -108,6 +111,7 @@ export class IdentityController {
   @Post('auth/verify')
   @HttpCode(200)
   @ApiOperation({ summary: 'Verify a bearer token and read the principal it stands for.' })
+  @ApiErrors(401)
   async verifyToken(@Body() body: VerifyTokenRequest): Promise<object> {
     if (!(await this.principals.resolve(body.hashed_token))) throw new PlatformError('UNAUTHENTICATED', 'Credentials are not valid.');
     return { message: 'Credentials are valid.', success: true };
@@ -167,6 +171,7 @@ export class IdentityController {
 
   @Post('identity/contact-changes')
   @ApiOperation({ summary: 'Request a change of email address; a confirmation token goes to the new address.' })
+  @ApiErrors(429)
   async requestContactChange(@Body() body: ContactChangeRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
     await this.mails.consume(body.value, req.ip);
     return this.commandBus.execute(new RequestContactChange(principal, body.contact_type, body.value, body.current_password));
@@ -191,6 +196,7 @@ export class IdentityController {
 
   @Get('identity/closure')
   @ApiOperation({ summary: 'The state of your account closure request.' })
+  @ApiErrors(404)
   async getClosure(@CurrentPrincipal() principal: Principal): Promise<object> {
     const { state, version } = await this.commands.load(accountStream(principal.profile_uuid), accountDecider);
     return closureView(state, version);
@@ -199,6 +205,7 @@ export class IdentityController {
   @Post('identity/closure/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a pending account closure.' })
+  @ApiErrors(404)
   cancelClosure(@Body() body: AccountClosureCancellationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CancelAccountClosure(principal, body.step_up_token ?? undefined));
   }
@@ -237,6 +244,7 @@ export class IdentityController {
   @Post('workspaces/active')
   @HttpCode(200)
   @ApiOperation({ summary: 'Choose the workspace your session acts in.' })
+  @ApiErrors(404)
   selectWorkspace(@Body() body: ActiveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new SelectActiveWorkspace(principal, body.workspace_id));
   }

@@ -8,6 +8,7 @@ import { cancelAllReceipt, canonicalCancelRecord, canonicalOrderRecord, canonica
 import { CancelAllOrdersRequest, CancelOrderRequest, OrderIdParam } from './dto/cancel.dto';
 import { CanonicalOrder, ClosePositionQuery, ClosePositionRequest } from './dto/canonical.dto';
 import { PlaceOrder, type PlacedOrder } from './orders';
+import { ApiErrors } from '../../platform/http/openapi';
 
 @ApiTags('trading')
 @Controller('api/v1/trading')
@@ -19,6 +20,7 @@ export class CanonicalTradingController {
 
   @Post('orders')
   @ApiOperation({ summary: 'Place an order (canonical order model).' })
+  @ApiErrors(404)
   async placeCanonicalOrder(@Body() body: CanonicalOrder, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: PlacedOrder = await this.commandBus.execute(new PlaceOrder(principal, canonicalOrderSpec(body)));
     return canonicalOrderRecord(row);
@@ -53,6 +55,7 @@ export class CanonicalTradingController {
   /** A reduce-only market order for the position (or `quantity` of it). */
   @Post('positions/close')
   @ApiOperation({ summary: 'Close a position with a market order on the opposite side.' })
+  @ApiErrors(404)
   async closePosition(@Body() body: ClosePositionRequest, @Query() query: ClosePositionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: PlacedOrder = await this.commandBus.execute(new ClosePosition(principal, body, query.market ?? null));
     return canonicalOrderRecord(row);

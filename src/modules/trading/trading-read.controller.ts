@@ -5,6 +5,7 @@ import { ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { MarketHistoryQuery, OrderBookQuery, OrderMetaQuery, PositionsQuery, TradeMetaQuery } from './dto/read.dto';
 import { GetMarketHistory, GetOrderBook, GetOrderMeta, GetTradeMeta, ListPositions, type PositionRecord } from './reads';
+import { ApiErrors } from '../../platform/http/openapi';
 
 @ApiTags('trading')
 @Controller('api/v1/api/v1/mtf')
@@ -14,6 +15,7 @@ export class MtfReadController {
   /** One of the caller's orders: the Order record plus fills, book state and its trades. */
   @Get('order_meta')
   @ApiOperation({ summary: 'One of your orders with its fills.' })
+  @ApiErrors(404)
   async getOrderMeta(@Query() query: OrderMetaQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return { response: await this.queryBus.execute(new GetOrderMeta(principal, query.order_uuid)), success: true };
   }
@@ -21,6 +23,7 @@ export class MtfReadController {
   /** A trade the caller was a party to, from the caller's side. */
   @Get('trade_meta')
   @ApiOperation({ summary: 'A trade you were a party to, from your side.' })
+  @ApiErrors(404)
   async getTradeMeta(@Query() query: TradeMetaQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return { response: await this.queryBus.execute(new GetTradeMeta(principal, query.trade_uuid)), success: true };
   }
@@ -28,6 +31,7 @@ export class MtfReadController {
   /** Aggregated depth, best price first on each side. */
   @Get('orderbook')
   @ApiOperation({ summary: 'Aggregated depth of a market, best price first on each side.' })
+  @ApiErrors(404)
   async getOrderbook(@Query() query: OrderBookQuery): Promise<object> {
     return { response: await this.queryBus.execute(new GetOrderBook(query.market, query.depth === undefined ? 50 : Number(query.depth))), success: true };
   }
@@ -35,6 +39,7 @@ export class MtfReadController {
   /** One-minute OHLCV candles of the last `minutes` minutes, oldest first, minutes with trades only. */
   @Get('market_history')
   @ApiOperation({ summary: 'Candles of a market over a time range.' })
+  @ApiErrors(404)
   async getMarketHistory(@Query() query: MarketHistoryQuery): Promise<object> {
     return { response: await this.queryBus.execute(new GetMarketHistory(query.market, query.minutes === undefined ? 60 : Number(query.minutes), new Date())), success: true };
   }

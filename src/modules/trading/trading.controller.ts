@@ -17,6 +17,7 @@ import { ValidationFailed } from '../../platform/errors';
 import { ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dto/market.dto';
 import { ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
 import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
+import { ApiErrors } from '../../platform/http/openapi';
 
 @ApiTags('trading')
 @Controller('api/v1/api/v1/mtf')
@@ -60,6 +61,7 @@ export class MtfController {
 
   @Post('orders')
   @ApiOperation({ summary: 'Place an order (seed MTF route); the matching engine decides it.' })
+  @ApiErrors(404)
   async placeOrder(@Body() body: PlaceMtfOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: OrderRow = await this.commandBus.execute(new PlaceOrder(principal, mtfOrderSpec(body)));
     return { response: orderWire(row), success: true };

@@ -8,8 +8,9 @@
  * - one tag per module, described.
  */
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { PUBLIC_EXTENSION } from './public.decorator';
+import { ApiExtension, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { STATUS_OF } from '../errors';
+import { PUBLIC_EXTENSION, SECRET_RESPONSE_EXTENSION } from './public.decorator';
 
 /** The tags the modules use (ApiTags on each controller) and what each covers. */
 export const OPENAPI_TAGS: Record<string, string> = {
@@ -22,6 +23,16 @@ export const OPENAPI_TAGS: Record<string, string> = {
   health: 'Liveness and readiness.',
 };
 
+
+/** Marker: error statuses a route gives beyond the platform's conventions (see applyConventions). */
+const ERRORS_EXTENSION = 'x-platform-errors';
+
+/**
+ * The error statuses only this route gives, beyond those every route of its kind declares (400, 401/403 when
+ * secured, 404 with a path id, 409/422 on commands, 413/415 with a body, 500, 503): e.g. 401 on sign-in, 429 where a
+ * throttle applies, 404 for an id in the query or body. Each is the error envelope.
+ */
+export const ApiErrors = (...statuses: Array<401 | 403 | 404 | 409 | 422 | 429>): MethodDecorator => ApiExtension(ERRORS_EXTENSION, statuses) as MethodDecorator;
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -46,13 +57,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     },
   });
   const used = new Set<string>();
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as Array<Record<string, unknown>>) {
+  addConventionComponents(document);
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as Array<[string, Record<string, unknown>]>) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
-      if (operation[PUBLIC_EXTENSION]) {
-        operation.security = [];
-        delete operation[PUBLIC_EXTENSION];
-      }
+      const isPublic = operation[PUBLIC_EXTENSION] === true;
+      if (isPublic) operation.security = [];
+      const extra = ((operation[ERRORS_EXTENSION] as number[] | undefined) ?? []).map(String);
+      applyConventions(path, method, operation as unknown as OperationShape, { isPublic, secretResponse: operation[SECRET_RESPONSE_EXTENSION] === true, extra });
+      delete operation[ERRORS_EXTENSION];
+      delete operation[PUBLIC_EXTENSION];
+      delete operation[SECRET_RESPONSE_EXTENSION];
       for (const tag of (operation.tags as string[] | undefined) ?? []) used.add(tag);
     }
   }
@@ -63,4 +78,127 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   if (bearer) delete bearer.bearerFormat;
   document.tags = [...used].sort().map((name) => ({ name, description: OPENAPI_TAGS[name] ?? name }));
   return document;
+}
+
+interface OperationShape {
+  parameters?: Array<Record<string, unknown>>;
+  requestBody?: unknown;
+  responses: Record<string, { description?: string; content?: unknown; headers?: Record<string, unknown> }>;
+}
+
+/** One response per error status, each the error envelope with the codes it can carry (docs/api.md, "Errors"). */
+const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
+  '400': { name: 'ValidationFailed', description: 'VALIDATION_FAILED: a field, parameter, header or the body is not valid; `details` names each.' },
+  '401': { name: 'Unauthenticated', description: 'UNAUTHENTICATED: no bearer token, or one that is unknown, expired or revoked.' },
+  '403': { name: 'Forbidden', description: 'FORBIDDEN or STEP_UP_REQUIRED: the caller may not do this, or must step up first.' },
+  '404': { name: 'NotFound', description: "NOT_FOUND: no such resource for this caller (another account's or tenant's is the same 404)." },
+  '409': { name: 'Conflict', description: 'VERSION_CONFLICT (`current_version` says the version now), STATE_CONFLICT, or IDEMPOTENCY_KEY_REUSED (the key came with another body).' },
+  '413': { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body is over BODY_LIMIT_BYTES.' },
+  '415': { name: 'UnsupportedMediaType', description: 'UNSUPPORTED_MEDIA_TYPE: the body must be application/json (UTF-8).' },
+  '422': { name: 'RuleViolation', description: 'RULE_VIOLATION: well-formed, but a business rule refuses it; `details` says which.' },
+  '429': { name: 'RateLimited', description: 'RATE_LIMITED: too many attempts; retry after Retry-After seconds.' },
+  '500': { name: 'Internal', description: 'INTERNAL: the server failed; the envelope names no internals, the log has the request id.' },
+  '503': { name: 'ServiceUnavailable', description: 'SERVICE_UNAVAILABLE: the read models have not reached X-Min-Position in time, or a store is unreachable; retry after Retry-After.' },
+};
+
+function addConventionComponents(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  const schemas = (components.schemas ??= {});
+  schemas.ErrorDetail = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['field', 'issue'],
+    properties: { field: { type: 'string', example: 'quantity' }, issue: { type: 'string', example: 'must be a positive decimal string' } },
+  };
+  schemas.ErrorEnvelope = {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The one error envelope of every refusal (docs/api.md).',
+    required: ['success', 'error'],
+    properties: {
+      success: { type: 'boolean', enum: [false] },
+      error: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'message', 'request_id', 'retryable', 'details'],
+        properties: {
+          code: { type: 'string', enum: Object.keys(STATUS_OF) },
+          message: { type: 'string' },
+          request_id: { type: 'string', description: 'The X-Request-Id of the request.' },
+          retryable: { type: 'boolean', description: 'True when the same request may succeed later (429 after Retry-After, 503).' },
+          details: { type: 'array', items: { $ref: '#/components/schemas/ErrorDetail' } },
+          current_version: {
+            oneOf: [{ type: 'integer', nullable: true }, { type: 'string', pattern: '^[0-9]+$' }],
+            description: 'On VERSION_CONFLICT: the version the resource is at now (a decimal string beyond 2^53); null when it does not exist.',
+          },
+        },
+      },
+    },
+  };
+  components.headers = {
+    ...(components.headers ?? {}),
+    XRequestId: { description: "The request's id (the client's X-Request-Id when valid, else generated); also in the error envelope and the logs.", schema: { type: 'string' } },
+    XPosition: { description: 'Commit position of the events the command appended; send it as X-Min-Position to read your write through another node.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+    RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  };
+  components.parameters = {
+    ...(components.parameters ?? {}),
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Makes a POST safe to retry: the same key and body within the retention period replay the first response (Idempotent-Replay: true); another body is 409 IDEMPOTENCY_KEY_REUSED.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+    },
+    XMinPosition: {
+      name: 'X-Min-Position',
+      in: 'header',
+      required: false,
+      description: 'Serve this request only once every read model has passed this global position (a command answer\'s X-Position); 503 if not in time.',
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+    XRequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Your id for the request (8-128 of A-Z a-z 0-9 . _ : -), echoed back; one is generated otherwise.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } },
+  };
+  components.responses = {
+    ...(components.responses ?? {}),
+    ...Object.fromEntries(
+      Object.entries(ERROR_RESPONSES).map(([status, r]) => [
+        r.name,
+        {
+          description: r.description,
+          headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' }, ...(status === '503' || status === '429' ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        },
+      ]),
+    ),
+  };
+}
+
+/**
+ * What every operation shares, from the platform's conventions: the X-Request-Id and X-Min-Position headers; on a
+ * POST the Idempotency-Key (not where the answer carries a secret: it is never retained there); on a command the
+ * 202 answer of read-your-writes and X-Position; and the errors the platform's edge gives on any route of the kind
+ * (a module adds the ones only its route gives with @ApiResponse).
+ */
+function applyConventions(path: string, method: string, operation: OperationShape, marks: { isPublic: boolean; secretResponse: boolean; extra: string[] }): void {
+  const command = method !== 'get';
+  const params = (operation.parameters ??= []);
+  params.push({ $ref: '#/components/parameters/XRequestId' }, { $ref: '#/components/parameters/XMinPosition' });
+  if (method === 'post' && !marks.secretResponse) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  const responses = operation.responses;
+  for (const [status, response] of Object.entries(responses)) {
+    if (!status.startsWith('2')) continue;
+    if (!response.description) response.description = command ? 'Done; the read models this command affects include it.' : 'OK';
+    response.headers = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' }, ...(command ? { 'X-Position': { $ref: '#/components/headers/XPosition' } } : {}), ...(response.headers ?? {}) };
+  }
+  const success = Object.keys(responses).find((s) => s === '200' || s === '201');
+  if (command && success && !responses['202']) {
+    responses['202'] = {
+      description: 'Done, but a read model the command affects had not caught up within READ_YOUR_WRITES_TIMEOUT_MS: the same body; send X-Position as X-Min-Position to read it back.',
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' }, 'X-Position': { $ref: '#/components/headers/XPosition' } },
+      ...(responses[success].content ? { content: responses[success].content } : {}),
+    };
+  }
+  const statuses = ['400', ...(marks.isPublic ? [] : ['401', '403']), ...(path.includes('{') ? ['404'] : []), ...(command ? ['409', '422'] : []), ...(operation.requestBody ? ['413', '415'] : []), ...marks.extra, '500', '503'].sort();
+  for (const status of statuses) responses[status] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` } as never;
 }

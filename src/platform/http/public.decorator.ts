@@ -13,4 +13,6 @@ export const Public = (): MethodDecorator & ClassDecorator => applyDecorators(Se
  * response is never retained for Idempotency-Key replay, so the key is ignored there. A retry is a new request.
  */
 export const SECRET_RESPONSE = 'platform:secretResponse';
-export const SecretResponse = (): MethodDecorator & ClassDecorator => SetMetadata(SECRET_RESPONSE, true);
+/** Marker on such an operation in the OpenAPI document: it takes no Idempotency-Key (openapi.ts). */
+export const SECRET_RESPONSE_EXTENSION = 'x-platform-secret-response';
+export const SecretResponse = (): MethodDecorator & ClassDecorator => applyDecorators(SetMetadata(SECRET_RESPONSE, true), ApiExtension(SECRET_RESPONSE_EXTENSION, true));

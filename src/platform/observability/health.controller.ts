@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiTags, ApiOperation } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { LivenessReport, ReadinessCheckReport, ReadinessReport } from './health.dto';
 import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port';
 import { ProjectionRunner } from '../projections/projection-runner';
@@ -11,6 +12,7 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config'
 import { ReadinessRegistry } from './readiness';
 
 @ApiTags('health')
+@ApiExtraModels(ReadinessCheckReport)
 @Public()
 @Controller()
 export class HealthController {
@@ -26,6 +28,7 @@ export class HealthController {
 
   @Get('health/live')
   @ApiOperation({ summary: 'Liveness: the process serves HTTP.' })
+  @ApiOkResponse({ type: LivenessReport, description: 'The process serves HTTP.' })
   checkLiveness(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -33,6 +36,8 @@ export class HealthController {
   /** Ready when the event store and read-model database answer, every projector runs or stands by, and each module's checks hold. */
   @Get('health/ready')
   @ApiOperation({ summary: 'Readiness: stores answer, projectors and engines run, Kafka topics exist.' })
+  @ApiOkResponse({ type: ReadinessReport, description: 'Ready: every check is up.' })
+  @ApiServiceUnavailableResponse({ type: ReadinessReport, description: 'Not ready: the checks say which part is down.' })
   async checkReadiness(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
     const checks: Record<string, { status: 'up' | 'down'; detail?: string }> = {};
     try {

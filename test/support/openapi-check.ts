@@ -1,0 +1,79 @@
+/**
+ * Every response an e2e test receives is checked against the OpenAPI document the app serves (issue 20): the
+ * operation is found by method and path template, the status must be one the operation declares, and a body the
+ * document gives a schema for must match it (ajv, strict about the document's own keywords). A mismatch fails the
+ * test that made the request, naming the operation, the status and what did not match.
+ */
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+interface Response {
+  $ref?: string;
+  content?: Record<string, { schema?: object }>;
+}
+interface Operation {
+  operationId: string;
+  responses: Record<string, Response>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { responses?: Record<string, Response> };
+}
+
+export interface ResponseCheck {
+  /** Null when the response conforms; otherwise why not. */
+  check(method: string, url: string, status: number, body: string, contentType: string | undefined): string | null;
+}
+
+export function openApiResponseCheck(document: Document): ResponseCheck {
+  const ajv = new Ajv({ strict: true, allErrors: true, validateFormats: true });
+  addFormats(ajv);
+  // OpenAPI 3.0 keywords that are annotations, not assertions.
+  for (const keyword of ['example', 'xml', 'externalDocs', 'discriminator']) ajv.addKeyword(keyword);
+  const schemas = (document as { components?: { schemas?: Record<string, object> } }).components?.schemas ?? {};
+  ajv.addSchema(rebase({ $id: 'openapi.json', $defs: schemas }));
+  const routes = Object.entries(document.paths).map(([template, item]) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}$`),
+    item,
+    literal: !template.includes('{'),
+  }));
+  // Literal paths win over templates (/workspaces/active before /workspaces/{workspace_id}).
+  routes.sort((a, b) => Number(b.literal) - Number(a.literal));
+  const compiled = new Map<string, ValidateFunction>();
+
+  const resolve = (r: Response): Response => (r.$ref ? (document.components?.responses?.[r.$ref.split('/').pop() as string] ?? r) : r);
+
+  return {
+    check(method, url, status, body, contentType) {
+      const path = url.split('?')[0];
+      const route = routes.find((r) => r.pattern.test(path) && r.item[method.toLowerCase()]);
+      if (!route) return null; // not an API operation (the docs page, an unknown route's 404)
+      const operation = route.item[method.toLowerCase()];
+      const declared = operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default;
+      if (!declared) return `${operation.operationId} answered ${status}, which it does not declare (declared: ${Object.keys(operation.responses).join(', ')})`;
+      const schema = resolve(declared).content?.['application/json']?.schema;
+      if (!schema) return null;
+      if (!/^application\/json/.test(contentType ?? '')) return `${operation.operationId} ${status}: declared JSON, answered ${contentType}`;
+      const key = `${operation.operationId} ${status}`;
+      let validate = compiled.get(key);
+      if (!validate) {
+        validate = ajv.compile(rebase(schema));
+        compiled.set(key, validate);
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return `${key}: the body is not JSON`;
+      }
+      if (validate(parsed)) return null;
+      return `${key}: ${ajv.errorsText(validate.errors, { separator: '; ' })}; body ${body.slice(0, 300)}`;
+    },
+  };
+}
+
+/** Points the document's `#/components/schemas/...` references at the registered schemas. */
+function rebase(schema: object): object {
+  return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\/components\/schemas\//g, '"$ref":"openapi.json#/$defs/'));
+}
