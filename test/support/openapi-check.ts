@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 
 interface Response {
   $ref?: string;
+  description?: string;
   content?: Record<string, { schema?: object }>;
 }
 interface Operation {
@@ -31,7 +32,7 @@ export function openApiResponseCheck(document: Document): ResponseCheck {
   // OpenAPI 3.0 keywords that are annotations, not assertions.
   for (const keyword of ['example', 'xml', 'externalDocs', 'discriminator']) ajv.addKeyword(keyword);
   const schemas = (document as { components?: { schemas?: Record<string, object> } }).components?.schemas ?? {};
-  ajv.addSchema(rebase({ $id: 'openapi.json', $defs: schemas }));
+  ajv.addSchema(closed(rebase({ $id: 'openapi.json', $defs: schemas })));
   const routes = Object.entries(document.paths).map(([template, item]) => ({
     template,
     pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}$`),
@@ -58,7 +59,7 @@ export function openApiResponseCheck(document: Document): ResponseCheck {
       const key = `${operation.operationId} ${status}`;
       let validate = compiled.get(key);
       if (!validate) {
-        validate = ajv.compile(rebase(schema));
+        validate = ajv.compile(closed(rebase(schema)));
         compiled.set(key, validate);
       }
       let parsed: unknown;
@@ -71,6 +72,19 @@ export function openApiResponseCheck(document: Document): ResponseCheck {
       return `${key}: ${ajv.errorsText(validate.errors, { separator: '; ' })}; body ${body.slice(0, 300)}`;
     },
   };
+}
+
+/**
+ * Strict about answers: an object schema that lists its properties allows no others unless it says so, so a field
+ * the document does not declare fails the check (the document, not the code, is the contract).
+ */
+function closed<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(closed) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v);
+  if (out.properties && out.additionalProperties === undefined && !out.allOf && !out.oneOf && !out.anyOf) out.additionalProperties = false;
+  return out as T;
 }
 
 /** Points the document's `#/components/schemas/...` references at the registered schemas. */

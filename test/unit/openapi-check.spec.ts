@@ -47,3 +47,11 @@ describe('openApiResponseCheck', () => {
     expect(check.check('GET', '/docs', 200, '<html>', 'text/html')).toBeNull();
   });
 });
+
+describe('openApiResponseCheck on a schema that does not close itself', () => {
+  it('refuses a field the document does not declare', () => {
+    const open = { paths: { '/x': { get: { operationId: 'getX', responses: { '200': { content: { 'application/json': { schema: { type: 'object', properties: { a: { type: 'string' } } } } } } } } } } };
+    expect(openApiResponseCheck(open).check('GET', '/x', 200, '{"a":"1"}', json)).toBeNull();
+    expect(openApiResponseCheck(open).check('GET', '/x', 200, '{"a":"1","b":2}', json)).toMatch(/additional properties/);
+  });
+});

@@ -1,14 +1,14 @@
 /** Notification routes (`/api/v1/notifications…`, PLATFORM.md section 6): the caller's own inbox only. */
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { pageLimit } from '../../platform/http/pagination';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import { ArchiveNotification, MarkAllNotificationsRead, MarkNotificationRead } from './commands';
 import type { AccountNotification, AccountNotificationPage } from './domain/notification';
-import { NotificationListQuery, NotificationParam } from './dto/notifications.dto';
+import { AccountNotificationPageResponse, AccountNotificationResponse, NotificationListQuery, NotificationParam, UnreadCountResponse } from './dto/notifications.dto';
 import { CountUnread, GetNotification, ListNotifications } from './queries';
 
 export const NOTIFICATION_PAGE = { default: 50, max: 200 };
@@ -33,6 +33,7 @@ export class NotificationsController {
 
   @Get()
   @ApiOperation({ summary: 'AccountNotificationPage: the caller\'s notifications, newest first; `status` filters (default: UNREAD and READ).' })
+  @ApiOkResponse({ type: AccountNotificationPageResponse })
   listNotifications(@Query() q: NotificationListQuery, @CurrentPrincipal() principal: Principal): Promise<AccountNotificationPage> {
     return this.queryBus.execute(new ListNotifications(principal, q.status, pageLimit(q.limit, NOTIFICATION_PAGE), q.cursor));
   }
@@ -40,6 +41,7 @@ export class NotificationsController {
   @Post('read-all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Marks every notification that has arrived READ (archived ones stay ARCHIVED); answers the unread count after.' })
+  @ApiOkResponse({ type: UnreadCountResponse })
   async markAllNotificationsRead(@CurrentPrincipal() principal: Principal): Promise<{ unreadCount: number }> {
     await this.commandBus.execute(new MarkAllNotificationsRead(principal));
     // Pending: everything that had arrived is read now.
@@ -48,6 +50,7 @@ export class NotificationsController {
 
   @Get(':notification_uuid')
   @ApiOperation({ summary: 'One AccountNotification of the caller (another account\'s is 404).' })
+  @ApiOkResponse({ type: AccountNotificationResponse })
   getNotification(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
     return this.queryBus.execute(new GetNotification(principal, p.notification_uuid));
   }
@@ -55,6 +58,7 @@ export class NotificationsController {
   @Post(':notification_uuid/read')
   @HttpCode(200)
   @ApiOperation({ summary: 'UNREAD → READ (already READ or ARCHIVED: unchanged); answers the AccountNotification.' })
+  @ApiOkResponse({ type: AccountNotificationResponse })
   async markNotificationRead(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
     await this.commandBus.execute(new MarkNotificationRead(principal, p.notification_uuid));
     return this.readBack(new GetNotification(principal, p.notification_uuid), async () => {
@@ -66,6 +70,7 @@ export class NotificationsController {
   @Post(':notification_uuid/archive')
   @HttpCode(200)
   @ApiOperation({ summary: 'Files the notification away (ARCHIVED): out of the default list and the unread count.' })
+  @ApiOkResponse({ type: AccountNotificationResponse })
   async archiveNotification(@Param() p: NotificationParam, @CurrentPrincipal() principal: Principal): Promise<AccountNotification> {
     await this.commandBus.execute(new ArchiveNotification(principal, p.notification_uuid));
     return this.readBack(new GetNotification(principal, p.notification_uuid), async () => ({ ...((await this.queryBus.execute(new GetNotification(principal, p.notification_uuid))) as AccountNotification), status: 'ARCHIVED' as const }));

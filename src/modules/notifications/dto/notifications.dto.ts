@@ -1,9 +1,9 @@
 /** Requests of the notification routes: the id in the path, the list's filter and page. */
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
 import { Optional } from '../../../platform/http/validation';
-import { NOTIFICATION_STATUSES, type NotificationStatus } from '../domain/notification';
+import { NOTIFICATION_SOURCES, NOTIFICATION_STATUSES, NOTIFICATION_TYPES, type AccountNotification, type AccountNotificationPage, type NotificationSource, type NotificationStatus, type NotificationType } from '../domain/notification';
 
 export class NotificationParam {
   @ApiProperty({ description: 'The notification (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
@@ -16,4 +16,34 @@ export class NotificationListQuery extends PageQuery {
   @Optional()
   @IsIn(NOTIFICATION_STATUSES, { message: `status must be one of ${NOTIFICATION_STATUSES.join(', ')}` })
   status?: NotificationStatus;
+}
+
+/** The seeds' AccountNotification as answered (response DTO: the OpenAPI schema, checked against every e2e answer). */
+@ApiSchema({ name: 'AccountNotification' })
+export class AccountNotificationResponse implements AccountNotification {
+  @ApiProperty({ pattern: '^[0-9a-f]{32}$' }) notificationUuid!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty({ enum: Object.keys(NOTIFICATION_TYPES), description: 'Domain event classification.' }) type!: NotificationType;
+  @ApiProperty({ enum: NOTIFICATION_SOURCES, description: 'The module that owns the event.' }) source!: NotificationSource;
+  @ApiProperty({ enum: NOTIFICATION_STATUSES }) status!: NotificationStatus;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiPropertyOptional({ description: 'Relative action URL (not an authority); omitted when none.' }) href?: string;
+  @ApiPropertyOptional({ description: 'Domain identifier; omitted when none.' }) reference?: string;
+}
+
+/** The seeds' AccountNotificationPage. */
+@ApiSchema({ name: 'AccountNotificationPage' })
+export class AccountNotificationPageResponse implements AccountNotificationPage {
+  @ApiProperty({ type: [AccountNotificationResponse] }) items!: AccountNotificationResponse[];
+  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) unreadCount!: number;
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0 }) limit!: number;
+  @ApiPropertyOptional({ description: 'Opaque; omitted when the list is complete.' }) nextCursor?: string;
+}
+
+/** The answer of read-all: the unread count after. */
+@ApiSchema({ name: 'UnreadCount' })
+export class UnreadCountResponse {
+  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) unreadCount!: number;
 }
