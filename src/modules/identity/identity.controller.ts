@@ -1,7 +1,7 @@
 /** Identity over HTTP: PLATFORM.md sections 5 and 6 (registration, activation, sessions, TOTP, step-up, contact, closure, tenancy). */
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiTags, ApiOperation } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentPrincipal, PRINCIPAL_RESOLVER, type Principal, type PrincipalResolver } from '../../platform/auth/principal';
 import { PlatformError } from '../../platform/errors';
@@ -58,6 +58,7 @@ import { MailThrottle } from './identity.services';
 import { authenticationProfiles } from './identity.profiles';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ApiErrors } from '../../platform/http/openapi';
+import { AccountActivationReceiptResponse, AccountRegistrationReceiptResponse, SessionTokenResponse } from './dto/responses.dto';
 
 const device = (req: FastifyRequest) => deviceFromUserAgent(req.headers['user-agent']);
 
@@ -78,6 +79,7 @@ export class IdentityController {
   @Post('identity/registrations')
   @ApiOperation({ summary: 'Register an account; an activation token is delivered to the address.' })
   @ApiErrors(429)
+  @ApiCreatedResponse({ type: AccountRegistrationReceiptResponse })
   async registerAccount(@Body() body: AccountRegistrationRequest, @Req() req: FastifyRequest): Promise<object> {
     await this.mails.consume(body.email, req.ip);
     return this.commandBus.execute(new RegisterAccount(body));
@@ -87,6 +89,7 @@ export class IdentityController {
   @Post('identity/activations')
   @HttpCode(200)
   @ApiOperation({ summary: 'Activate an account with its activation token.' })
+  @ApiOkResponse({ type: AccountActivationReceiptResponse })
   activateAccount(@Body() body: AccountActivationRequest): Promise<object> {
     return this.commandBus.execute(new ActivateAccount(body.token));
   }
@@ -97,6 +100,7 @@ export class IdentityController {
   @Post('auth/sessions')
   @ApiOperation({ summary: 'Sign in with email and password (and a TOTP code when enrolled); answers a bearer token.' })
   @ApiErrors(401, 429)
+  @ApiCreatedResponse({ type: SessionTokenResponse })
   signIn(@Body() body: LoginRequest, @Req() req: FastifyRequest): Promise<object> {
     return this.commandBus.execute(new StartSession(body.email, body.password, body.totp_code, device(req), req.ip));
   }

@@ -11,15 +11,17 @@ import { ListOrders, PlaceOrder, mtfOrderSpec, type OrderPage } from './orders';
 import { orderWire } from './order-wire';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiTags, ApiOperation } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { ValidationFailed } from '../../platform/errors';
 import { ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dto/market.dto';
 import { ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
 import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
 import { ApiErrors } from '../../platform/http/openapi';
+import { MarketListResponse, MarketResponse } from './dto/responses.dto';
 
 @ApiTags('trading')
+@ApiExtraModels(MarketResponse)
 @Controller('api/v1/api/v1/mtf')
 export class MtfController {
   constructor(
@@ -48,6 +50,7 @@ export class MtfController {
 
   @Get('markets')
   @ApiOperation({ summary: 'The markets, keyed by market id, with their trading rules.' })
+  @ApiOkResponse({ type: MarketListResponse })
   async listMarkets(): Promise<object> {
     return { response: await this.queryBus.execute(new ListMarkets()), success: true };
   }

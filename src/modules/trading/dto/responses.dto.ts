@@ -1,0 +1,116 @@
+/**
+ * What the trading routes answer (response DTOs): the OpenAPI schemas of the markets, placement, read-back and cancel
+ * answers, named as the seeds name the records where they do (Market); every e2e answer is checked against them.
+ */
+import { ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+
+const DECIMAL = { type: String, pattern: '^-?[0-9]+(\\.[0-9]+)?$', example: '64000.500000000000000000' } as const;
+const HEX32 = { pattern: '^[0-9a-f]{32}$' } as const;
+
+/** The seeds' Market (one entry per market symbol), with the trading rules an order must meet. */
+@ApiSchema({ name: 'Market' })
+export class MarketResponse {
+  @ApiProperty() contract_size!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'null for perpetual markets' }) expiration_date!: string | null;
+  @ApiProperty() instrument_isin!: string;
+  @ApiProperty() is_cancel_only!: boolean;
+  @ApiProperty() is_maker_only!: boolean;
+  @ApiProperty() is_suspended!: boolean;
+  @ApiProperty({ description: 'Quantities are multiples of it.' }) lot_size!: number;
+  @ApiProperty({ type: 'integer' }) market_id!: number;
+  @ApiProperty({ description: 'Equals the map key.' }) market_symbol!: string;
+  @ApiProperty({ example: 'PERPETUAL' }) market_type!: string;
+  @ApiProperty(HEX32) market_uuid!: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'Largest quantity of one order; null: no maximum.' }) maximum_quantity!: number | null;
+  @ApiProperty() minimum_execution_quantity!: number;
+  @ApiProperty({ description: 'Spelled exactly so (seeds).' }) mininum_quantity!: number;
+  @ApiProperty() operating_mic!: string;
+  @ApiProperty() price_currency!: string;
+  @ApiProperty({ type: 'integer', description: 'Decimal places of a price.' }) price_precision!: number;
+  @ApiProperty({ type: 'integer', description: 'Decimal places of a quantity.' }) quantity_precision!: number;
+  @ApiProperty() quote_currency!: string;
+  @ApiProperty() segment_mic!: string;
+  @ApiProperty({ description: 'Prices are multiples of it.' }) tick_size!: number;
+}
+
+/** `{ response: { <market_symbol>: Market }, success }` (seeds 000, list markets). */
+@ApiSchema({ name: 'MarketList' })
+export class MarketListResponse {
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(MarketResponse) }, description: 'Keyed by market symbol.' })
+  response!: Record<string, MarketResponse>;
+
+  @ApiProperty() success!: boolean;
+}
+
+/** An order as placed through the canonical route: the CanonicalOrder fields with its id, status and engine id. */
+@ApiSchema({ name: 'PlacedCanonicalOrder' })
+export class PlacedCanonicalOrderResponse {
+  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty({ enum: ['NEW', 'OPEN', 'FILLED', 'CANCELLED'] }) status!: string;
+  @ApiProperty({ enum: ['MTF'] }) venue!: string;
+  @ApiProperty({ example: 'BTC-PERP' }) market!: string;
+  @ApiProperty({ enum: ['BUY', 'SELL'] }) side!: string;
+  @ApiProperty({ example: 'LIMIT' }) order_type!: string;
+  @ApiProperty({ example: 'GTC' }) time_in_force!: string;
+  @ApiProperty() external_reference!: string;
+  @ApiProperty({ type: 'integer', minimum: 0 }) leverage!: number;
+  @ApiProperty() reduce_only!: boolean;
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Always empty: combos are not supported.', maxItems: 0 }) combos!: object[];
+  @ApiProperty({ ...DECIMAL, nullable: true }) limit_price!: string | null;
+  @ApiProperty({ ...DECIMAL, nullable: true }) quantity!: string | null;
+  @ApiProperty({ ...DECIMAL, nullable: true }) trigger_price!: string | null;
+  @ApiProperty({ type: String, nullable: true }) client_reference!: string | null;
+  @ApiProperty({ type: String, nullable: true }) reporting_identifier!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'null until the engine accepted the order.' }) engine_id!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+/** One fill of an order, from the order's side. */
+@ApiSchema({ name: 'OrderFill' })
+export class OrderFillResponse {
+  @ApiProperty(HEX32) trade_uuid!: string;
+  @ApiProperty() market!: string;
+  @ApiProperty(DECIMAL) price!: string;
+  @ApiProperty(DECIMAL) size!: string;
+  @ApiProperty({ enum: ['BUY', 'SELL'] }) taker_side!: string;
+  @ApiProperty({ enum: ['BUY', 'SELL'] }) side!: string;
+  @ApiProperty({ enum: ['MAKER', 'TAKER'] }) role!: string;
+  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty({ format: 'date-time' }) executed_at!: string;
+}
+
+/** An order read back: as placed, with its status, fills and version (the order stream's revision). */
+@ApiSchema({ name: 'CanonicalOrderState' })
+export class CanonicalOrderStateResponse extends PlacedCanonicalOrderResponse {
+  @ApiProperty(DECIMAL) filled!: string;
+  @ApiProperty(DECIMAL) remaining!: string;
+  @ApiProperty({ ...DECIMAL, nullable: true, description: 'Volume-weighted price of the fills; null before the first.' }) average_price!: string | null;
+  @ApiProperty() in_book!: boolean;
+  @ApiProperty() cancel_requested!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) triggered_at!: string | null;
+  @ApiProperty({ type: [OrderFillResponse] }) fills!: OrderFillResponse[];
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+  @ApiProperty({ type: 'integer', minimum: 0 }) version!: number;
+}
+
+/** The answer to cancelling one order. */
+@ApiSchema({ name: 'OrderCancellationReceipt' })
+export class OrderCancellationReceiptResponse {
+  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty({ enum: ['MTF'] }) venue!: string;
+  @ApiProperty({ description: 'The order status after the request.' }) status!: string;
+  @ApiProperty({ description: 'The engine was asked to cancel (or already had).' }) cancellation_attempted!: boolean;
+  @ApiProperty({ description: 'The order is cancelled now.' }) cancelled!: boolean;
+  @ApiProperty({ format: 'date-time' }) requested_at!: string;
+  @ApiProperty() message!: string;
+}
+
+/** The seeds' CancelAllOrdersReceipt. */
+@ApiSchema({ name: 'CancelAllOrdersReceipt' })
+export class CancelAllOrdersReceiptResponse {
+  @ApiProperty({ enum: ['COMPLETED', 'PENDING'] }) status!: string;
+  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) requested_count!: number;
+  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) cancelled_count!: number;
+  @ApiProperty({ type: [String] }) order_ids!: string[];
+}
+
