@@ -43,7 +43,7 @@ export class MtfController {
   @Post('cancel_all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel all your open orders, optionally in one market (seed MTF route).' })
-  async cancelAllOrders(@Body() _body: MtfCancelAllRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  async cancelAllMtfOrders(@Body() _body: MtfCancelAllRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, null, 'CANCEL_ALL'));
     return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);
   }

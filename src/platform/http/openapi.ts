@@ -71,6 +71,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       for (const tag of (operation.tags as string[] | undefined) ?? []) used.add(tag);
     }
   }
+  // A generated client names an operation's parameters `<OperationId>Request`: that must not be the name of a schema
+  // other than the operation's own body (for its own body the generators rename the parameters themselves).
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Array<{ operationId?: string; requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } }>) {
+      const id = operation?.operationId;
+      if (!id) continue;
+      const clash = `${id[0].toUpperCase()}${id.slice(1)}Request`;
+      const own = operation.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop();
+      if (document.components?.schemas?.[clash] && own !== clash) throw new Error(`operationId ${id} would clash with the schema ${clash} in a generated client: rename the method`);
+    }
+  }
   // Proprietary: no license URL to give.
   document.info.license = { name: 'Proprietary' };
   // Nest's bearer scheme claims JWT; the tokens are opaque.

@@ -10,7 +10,8 @@ import { ValidationFailed } from '../errors';
 import { Optional } from './validation';
 
 export class PageQuery {
-  @ApiPropertyOptional({ description: 'Page size.', example: '50' })
+  // A query value arrives as text; the document types it as the integer a client sends.
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9999, description: 'Page size (each list has its own default and maximum).', example: 50 })
   @Optional()
   @Matches(/^\d{1,4}$/, { message: 'limit must be a positive integer' })
   limit?: string;
