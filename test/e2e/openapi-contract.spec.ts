@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { generateOpenApiText, OPENAPI_FILE } from '../../src/cli/openapi';
 import { OPENAPI_TAGS } from '../../src/platform/http/openapi';
+import { CLOSED_SHAPES } from '../../src/platform/http/validation';
+import { registerTrader } from '../support/traders';
 import { startTestApp, type TestApp } from '../support/app';
 
 type Operation = {
@@ -95,5 +97,16 @@ describe('the OpenAPI document', () => {
     expect(idempotency('enrollAuthenticator')).toBe(false);
     const envelope = (doc as unknown as { components: { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> } }).components.schemas.ErrorEnvelope;
     expect(envelope.properties.error.properties.code.enum).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'RULE_VIOLATION', 'IDEMPOTENCY_KEY_REUSED']));
+  });
+
+  it('closes the shapes the seeds mark "no extra fields" (additionalProperties: false), and the server refuses an unknown field there', async () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { additionalProperties?: unknown }> } }).components.schemas;
+    expect(CLOSED_SHAPES.size).toBeGreaterThan(15);
+    for (const name of CLOSED_SHAPES) expect([name, schemas[name]?.additionalProperties]).toEqual([name, false]);
+    expect(schemas.PlaceMtfOrderRequest.additionalProperties).toBeUndefined(); // not a closed shape in the seeds
+    const headers = await registerTrader(t);
+    const r = await t.app.inject({ method: 'POST', url: `/api/v1/trading/orders/${'a'.repeat(32)}/cancel`, headers, payload: { venue: 'MTF', note: 'x' } });
+    expect(r.statusCode).toBe(400);
+    expect(r.json().error.details).toContainEqual({ field: 'note', issue: 'unknown field: this shape allows no extra fields' });
   });
 });

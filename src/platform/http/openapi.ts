@@ -11,6 +11,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ApiExtension, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { STATUS_OF } from '../errors';
 import { PUBLIC_EXTENSION, SECRET_RESPONSE_EXTENSION } from './public.decorator';
+import { CLOSED_SHAPES } from './validation';
 
 /** The tags the modules use (ApiTags on each controller) and what each covers. */
 export const OPENAPI_TAGS: Record<string, string> = {
@@ -81,6 +82,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       const own = operation.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop();
       if (document.components?.schemas?.[clash] && own !== clash) throw new Error(`operationId ${id} would clash with the schema ${clash} in a generated client: rename the method`);
     }
+  }
+  // The shapes the seeds mark "no extra fields" (the server refuses unknown fields there) say so.
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    if (CLOSED_SHAPES.has(name)) (schema as { additionalProperties?: boolean }).additionalProperties = false;
   }
   // Proprietary: no license URL to give.
   document.info.license = { name: 'Proprietary' };

@@ -59,10 +59,14 @@ export function OptionalNullable(): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined && value !== null);
 }
 
+/** Names of the DTO classes marked @NoExtraFields(): the OpenAPI builder closes their schemas (additionalProperties: false). */
+export const CLOSED_SHAPES = new Set<string>();
+
 /** Marks a DTO whose shape allows no unknown fields (the seeds' "no extra fields allowed"). */
 export function NoExtraFields(): ClassDecorator {
   return (target) => {
     Reflect.defineMetadata(NO_EXTRA_FIELDS, true, target);
+    CLOSED_SHAPES.add(target.name);
   };
 }
 
