@@ -11,14 +11,14 @@ import { ListOrders, PlaceOrder, mtfOrderSpec, type OrderPage } from './orders';
 import { orderWire } from './order-wire';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { ValidationFailed } from '../../platform/errors';
 import { ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dto/market.dto';
 import { ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
 import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
 import { ApiErrors } from '../../platform/http/openapi';
-import { MarketListResponse, MarketResponse } from './dto/responses.dto';
+import { MarketListResponse, MarketResponse, OrderListResponse, PlacedOrderResponse } from './dto/responses.dto';
 
 @ApiTags('trading')
 @ApiExtraModels(MarketResponse)
@@ -65,6 +65,7 @@ export class MtfController {
   @Post('orders')
   @ApiOperation({ summary: 'Place an order (seed MTF route); the matching engine decides it.' })
   @ApiErrors(404)
+  @ApiCreatedResponse({ type: PlacedOrderResponse })
   async placeOrder(@Body() body: PlaceMtfOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: OrderRow = await this.commandBus.execute(new PlaceOrder(principal, mtfOrderSpec(body)));
     return { response: orderWire(row), success: true };
@@ -73,6 +74,7 @@ export class MtfController {
   /** The caller's orders, newest first; the next cursor travels in X-Next-Cursor so the body keeps the seeds' shape. */
   @Get('orders')
   @ApiOperation({ summary: 'Your orders, newest first (next page cursor in X-Next-Cursor).' })
+  @ApiOkResponse({ type: OrderListResponse, headers: { 'X-Next-Cursor': { description: 'The next page, when there is one.', schema: { type: 'string' } } } })
   async listOrders(@Query() query: ListOrdersQuery, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const limit = pageLimit(query.limit, { default: 100, max: 1000 });
     const page: OrderPage = await this.queryBus.execute(new ListOrders(principal, { market: query.market, status: query.status }, limit, query.cursor));

@@ -114,3 +114,48 @@ export class CancelAllOrdersReceiptResponse {
   @ApiProperty({ type: [String] }) order_ids!: string[];
 }
 
+
+const DECIMAL18 = { type: String, pattern: '^-?[0-9]+\\.[0-9]{18}$', example: '64000.500000000000000000' } as const;
+
+/** The seeds' Order (element of the orders list), field for field as the seeds observe it. */
+@ApiSchema({ name: 'Order' })
+export class OrderResponse {
+  @ApiProperty() base_currency!: string;
+  @ApiProperty({ type: 'integer', enum: [0, 1], description: 'Flag: post-only (book or cancel).' }) book_or_cancel!: number;
+  @ApiProperty({ type: String, nullable: true, description: '`<number>_<CamelCase description>`; null when none.', example: '1_UserRequested' }) cancel_reason!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Always null (its other type is not shown in the seeds).' }) canceled!: null;
+  @ApiProperty({ description: 'HTTP-date, e.g. Wed, 25 Nov 2026 14:23:06 GMT.' }) created!: string;
+  @ApiProperty({ enum: ['BUY', 'SELL'] }) direction!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null while NEW; `<prefix>-<market_id>-<digit>-<sequence>` after.' }) engine_id!: string | null;
+  @ApiProperty({ description: 'Decimal string; exponent notation for zero.', example: '0E-18' }) estim_market_value!: string;
+  @ApiProperty() external_ref!: string;
+  @ApiProperty({ type: 'integer', enum: [0, 1] }) fill_or_kill!: number;
+  @ApiProperty({ type: 'integer', enum: [0, 1] }) immediate_or_cancel!: number;
+  @ApiProperty({ ...DECIMAL18, nullable: true, description: 'null for market orders.' }) limit_price!: string | null;
+  @ApiProperty(HEX32) liquidity_pool!: string;
+  @ApiProperty({ example: 'PERPETUAL' }) market!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Always null (its other type is not shown in the seeds).' }) on_stop_loss!: null;
+  @ApiProperty({ description: 'Hyphenated UUID.', format: 'uuid' }) order_group!: string;
+  @ApiProperty({ type: String, nullable: true, description: '`<number>_<number>`; null while NEW.' }) order_sequence!: string | null;
+  @ApiProperty(DECIMAL18) order_size!: string;
+  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty({ description: 'The numeric market_id, as a string.' }) quote_currency!: string;
+  @ApiProperty({ enum: ['NEW', 'OPEN', 'CANCELLED', 'FILLED'] }) status!: string;
+  @ApiProperty({ type: [String], description: '32-hex trade ids; empty when none.' }) trades!: string[];
+  @ApiProperty({ description: 'HTTP-date.' }) updated!: string;
+  @ApiProperty(HEX32) vault_uuid!: string;
+}
+
+/** `{ response: [Order, ...], success }` (seeds 000, list orders); the next page's cursor is in X-Next-Cursor. */
+@ApiSchema({ name: 'OrderList' })
+export class OrderListResponse {
+  @ApiProperty({ type: [OrderResponse] }) response!: OrderResponse[];
+  @ApiProperty() success!: boolean;
+}
+
+/** The answer to placing an order on the seeds' MTF route: the Order as recorded. */
+@ApiSchema({ name: 'PlacedOrder' })
+export class PlacedOrderResponse {
+  @ApiProperty({ type: OrderResponse }) response!: OrderResponse;
+  @ApiProperty() success!: boolean;
+}
