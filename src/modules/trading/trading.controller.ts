@@ -18,10 +18,10 @@ import { ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dt
 import { ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
 import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
 import { ApiErrors } from '../../platform/http/openapi';
-import { MarketListResponse, MarketResponse, OrderListResponse, PlacedOrderResponse } from './dto/responses.dto';
+import { CancellationResultEntryResponse, CancellationResultResponse, MarketListResponse, MarketResponse, OrderListResponse, PlacedOrderResponse } from './dto/responses.dto';
 
 @ApiTags('trading')
-@ApiExtraModels(MarketResponse)
+@ApiExtraModels(MarketResponse, CancellationResultEntryResponse)
 @Controller('api/v1/api/v1/mtf')
 export class MtfController {
   constructor(
@@ -34,6 +34,7 @@ export class MtfController {
   @Post('cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel orders by id (seed MTF route).' })
+  @ApiOkResponse({ type: CancellationResultResponse })
   async cancelOrders(@Body() body: MtfCancelRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, body.order_ids, 'USER_REQUEST'));
     return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);
@@ -43,6 +44,7 @@ export class MtfController {
   @Post('cancel_all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel all your open orders, optionally in one market (seed MTF route).' })
+  @ApiOkResponse({ type: CancellationResultResponse })
   async cancelAllMtfOrders(@Body() _body: MtfCancelAllRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const outcomes: CancelOutcome[] = await this.commandBus.execute(new CancelOrders(principal, null, 'CANCEL_ALL'));
     return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);

@@ -2,7 +2,7 @@
  * What the trading routes answer (response DTOs): the OpenAPI schemas of the markets, placement, read-back and cancel
  * answers, named as the seeds name the records where they do (Market); every e2e answer is checked against them.
  */
-import { ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 
 const DECIMAL = { type: String, pattern: '^-?[0-9]+(\\.[0-9]+)?$', example: '64000.500000000000000000' } as const;
 const HEX32 = { pattern: '^[0-9a-f]{32}$' } as const;
@@ -158,4 +158,143 @@ export class OrderListResponse {
 export class PlacedOrderResponse {
   @ApiProperty({ type: OrderResponse }) response!: OrderResponse;
   @ApiProperty() success!: boolean;
+}
+
+/** payload.record of a Cancellation result entry. */
+@ApiSchema({ name: 'CancellationRecord' })
+export class CancellationRecordResponse {
+  @ApiProperty() cancellation_attempted!: boolean;
+  @ApiProperty({ type: 'integer' }) market_id!: number;
+  @ApiProperty({ type: 'integer' }) matching_engine_client_id!: number;
+  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty({ description: 'The engine id; empty before the engine accepted the order.' }) pmx_id!: string;
+}
+
+@ApiSchema({ name: 'CancellationPayload' })
+export class CancellationPayloadResponse {
+  @ApiProperty() environment_tag!: string;
+  @ApiProperty({ example: 'mtf.order' }) model!: string;
+  @ApiProperty({ enum: ['write', 'create'] }) operation!: string;
+  @ApiProperty({ type: CancellationRecordResponse }) record!: CancellationRecordResponse;
+}
+
+/** `update` of variant A. */
+@ApiSchema({ name: 'CancellationUpdate' })
+export class CancellationUpdateResponse {
+  @ApiProperty({ enum: [true] }) cancellation_attempted!: boolean;
+  @ApiProperty({ type: 'integer' }) market_id!: number;
+  @ApiProperty({ type: 'integer' }) matching_engine_client_id!: number;
+  @ApiProperty() pmx_id!: string;
+}
+
+/**
+ * The seeds' Cancellation result entry. Variant A (an order the engine held) carries `update`; variant B (a new
+ * cancel instance of an order still NEW) carries `event_manager_id` and `event_manager_timestamp`; an entry for an
+ * unknown, foreign or final order carries neither and has `success: false`.
+ */
+@ApiSchema({ name: 'CancellationResultEntry' })
+export class CancellationResultEntryResponse {
+  @ApiProperty({ description: 'Milliseconds.' }) exec_time_ms!: number;
+  @ApiProperty() message!: string;
+  @ApiProperty({ type: CancellationPayloadResponse }) payload!: CancellationPayloadResponse;
+  @ApiProperty() success!: boolean;
+  @ApiPropertyOptional({ type: CancellationUpdateResponse, description: 'Variant A only.' }) update?: CancellationUpdateResponse;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Variant B only: hyphenated UUID.' }) event_manager_id?: string;
+  @ApiPropertyOptional({ description: 'Variant B only: `YYYY-MM-DD HH:MM:SS.ffffff`.', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{6}$' }) event_manager_timestamp?: string;
+}
+
+/** `{ response: { <order_id>: Cancellation result entry }, success }`: success is false when any entry failed. */
+@ApiSchema({ name: 'CancellationResult' })
+export class CancellationResultResponse {
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(CancellationResultEntryResponse) }, description: 'Keyed by order id.' })
+  response!: Record<string, CancellationResultEntryResponse>;
+  @ApiProperty() success!: boolean;
+}
+
+/** An order with what happened to it: the seeds' Order record plus fills, book state and trades (order_meta). */
+@ApiSchema({ name: 'OrderMeta' })
+export class OrderMetaResponse {
+  @ApiProperty({ type: OrderResponse }) order!: OrderResponse;
+  @ApiProperty() market_symbol!: string;
+  @ApiProperty() order_type!: string;
+  @ApiProperty() time_in_force!: string;
+  @ApiProperty() reduce_only!: boolean;
+  @ApiProperty({ ...DECIMAL, nullable: true }) trigger_price!: string | null;
+  @ApiProperty({ description: 'The route the order came in through.' }) channel!: string;
+  @ApiProperty(DECIMAL) filled!: string;
+  @ApiProperty(DECIMAL) remaining!: string;
+  @ApiProperty({ ...DECIMAL, nullable: true, description: 'Volume-weighted price of the fills; null before the first.' }) average_price!: string | null;
+  @ApiProperty() in_book!: boolean;
+  @ApiProperty({ ...DECIMAL, nullable: true }) book_price!: string | null;
+  @ApiProperty() cancel_requested!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) triggered_at!: string | null;
+  @ApiProperty({ type: [OrderFillResponse] }) trades!: OrderFillResponse[];
+}
+
+@ApiSchema({ name: 'OrderMetaResult' })
+export class OrderMetaResultResponse {
+  @ApiProperty({ type: OrderMetaResponse }) response!: OrderMetaResponse;
+  @ApiProperty() success!: boolean;
+}
+
+@ApiSchema({ name: 'TradeMetaResult' })
+export class TradeMetaResultResponse {
+  @ApiProperty({ type: OrderFillResponse, description: 'The trade from your side.' }) response!: OrderFillResponse;
+  @ApiProperty() success!: boolean;
+}
+
+@ApiSchema({ name: 'DepthLevel' })
+export class DepthLevelResponse {
+  @ApiProperty(DECIMAL) price!: string;
+  @ApiProperty(DECIMAL) size!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 }) orders!: number;
+}
+
+@ApiSchema({ name: 'OrderBookDepth' })
+export class OrderBookDepthResponse {
+  @ApiProperty() market!: string;
+  @ApiProperty({ type: [DepthLevelResponse], description: 'Best (highest) first.' }) bids!: DepthLevelResponse[];
+  @ApiProperty({ type: [DepthLevelResponse], description: 'Best (lowest) first.' }) asks!: DepthLevelResponse[];
+}
+
+@ApiSchema({ name: 'OrderBookResult' })
+export class OrderBookResultResponse {
+  @ApiProperty({ type: OrderBookDepthResponse }) response!: OrderBookDepthResponse;
+  @ApiProperty() success!: boolean;
+}
+
+/** One minute of trades. */
+@ApiSchema({ name: 'Candle' })
+export class CandleResponse {
+  @ApiProperty({ format: 'date-time', description: 'Start of the minute (UTC).' }) start!: string;
+  @ApiProperty(DECIMAL) open!: string;
+  @ApiProperty(DECIMAL) high!: string;
+  @ApiProperty(DECIMAL) low!: string;
+  @ApiProperty(DECIMAL) close!: string;
+  @ApiProperty({ ...DECIMAL, description: 'Sum of trade sizes.' }) volume!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 }) trades!: number;
+}
+
+@ApiSchema({ name: 'MarketHistoryResult' })
+export class MarketHistoryResultResponse {
+  @ApiProperty({ type: [CandleResponse], description: 'Oldest first; minutes with trades only.' }) response!: CandleResponse[];
+  @ApiProperty() success!: boolean;
+}
+
+/** A net position in one market (flat ones too: they carry realized PnL). */
+@ApiSchema({ name: 'Position' })
+export class PositionResponse {
+  @ApiProperty() market!: string;
+  @ApiProperty(HEX32) market_uuid!: string;
+  @ApiProperty({ enum: ['LONG', 'SHORT', 'FLAT'] }) side!: string;
+  @ApiProperty({ ...DECIMAL, description: 'Absolute size.' }) quantity!: string;
+  @ApiProperty({ ...DECIMAL, description: '> 0 long, < 0 short.' }) signed_quantity!: string;
+  @ApiProperty({ ...DECIMAL, nullable: true, description: 'Average entry of the open quantity; null when flat.' }) entry_price!: string | null;
+  @ApiProperty(DECIMAL) realized_pnl!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+}
+
+@ApiSchema({ name: 'PositionList' })
+export class PositionListResponse {
+  @ApiProperty({ type: [PositionResponse] }) items!: PositionResponse[];
 }
