@@ -62,6 +62,8 @@ async function checkResponsesAgainstOpenApi(app: NestFastifyApplication): Promis
     return (result as Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>).then((response) => {
       const o = (typeof options === 'string' ? { url: options, method: 'GET' } : options) as { method?: string; url?: string; path?: string };
       const problem = checker.check(o.method ?? 'GET', o.url ?? o.path ?? '/', response.statusCode, response.body, response.headers['content-type'] as string | undefined);
+      const untyped = process.env.OPENAPI_SAMPLES && response.statusCode < 300 ? checker.untyped(o.method ?? 'GET', o.url ?? o.path ?? '/', response.statusCode) : null;
+      if (untyped) appendFileSync(process.env.OPENAPI_SAMPLES as string, `${untyped} ${response.statusCode} ${response.body.slice(0, 3000)}\n`);
       if (problem) {
         if (mode === 'collect') appendFileSync(process.env.OPENAPI_CHECK_FILE ?? join(tmpdir(), 'openapi-violations.txt'), `${problem.slice(0, 400)}\n`);
         else throw new Error(`response does not match the OpenAPI document: ${problem}`);

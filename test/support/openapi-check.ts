@@ -18,12 +18,14 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components?: { responses?: Record<string, Response> };
+  components?: { responses?: Record<string, Response>; schemas?: Record<string, object> };
 }
 
 export interface ResponseCheck {
   /** Null when the response conforms; otherwise why not. */
   check(method: string, url: string, status: number, body: string, contentType: string | undefined): string | null;
+  /** The operationId when the document declares this status without a body schema (a body still to be typed). */
+  untyped(method: string, url: string, status: number): string | null;
 }
 
 export function openApiResponseCheck(document: Document): ResponseCheck {
@@ -45,7 +47,13 @@ export function openApiResponseCheck(document: Document): ResponseCheck {
 
   const resolve = (r: Response): Response => (r.$ref ? (document.components?.responses?.[r.$ref.split('/').pop() as string] ?? r) : r);
 
+  const find = (method: string, url: string) => routes.find((r) => r.pattern.test(url.split('?')[0]) && r.item[method.toLowerCase()])?.item[method.toLowerCase()];
   return {
+    untyped(method, url, status) {
+      const operation = find(method, url);
+      const declared = operation?.responses[String(status)];
+      return operation && declared && !resolve(declared).content ? operation.operationId : null;
+    },
     check(method, url, status, body, contentType) {
       const path = url.split('?')[0];
       const route = routes.find((r) => r.pattern.test(path) && r.item[method.toLowerCase()]);
@@ -84,6 +92,11 @@ function closed<T>(schema: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v);
   if (out.properties && out.additionalProperties === undefined && !out.allOf && !out.oneOf && !out.anyOf) out.additionalProperties = false;
+  // OpenAPI 3.0's `nullable` beside a reference (`allOf: [$ref]`, or no `type`): null or the referenced schema.
+  if (out.nullable === true && (out.type === undefined || out.allOf !== undefined)) {
+    const { nullable: _nullable, ...rest } = out;
+    return { anyOf: [{ type: 'null' }, rest] } as T;
+  }
   return out as T;
 }
 

@@ -55,3 +55,16 @@ describe('openApiResponseCheck on a schema that does not close itself', () => {
     expect(openApiResponseCheck(open).check('GET', '/x', 200, '{"a":"1","b":2}', json)).toMatch(/additional properties/);
   });
 });
+
+describe('openApiResponseCheck and OpenAPI 3.0 nullable references', () => {
+  it('accepts null or the referenced object where a nullable property refers to a schema', () => {
+    const d = {
+      paths: { '/w': { get: { operationId: 'getW', responses: { '200': { content: { 'application/json': { schema: { type: 'object', properties: { w: { nullable: true, type: 'object', allOf: [{ $ref: '#/components/schemas/W' }] } } } } } } } } } },
+      components: { schemas: { W: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } } },
+    };
+    const c = openApiResponseCheck(d);
+    expect(c.check('GET', '/w', 200, '{"w":null}', json)).toBeNull();
+    expect(c.check('GET', '/w', 200, '{"w":{"id":"1"}}', json)).toBeNull();
+    expect(c.check('GET', '/w', 200, '{"w":{"id":1}}', json)).toMatch(/getW 200/);
+  });
+});

@@ -1,7 +1,7 @@
 /** Identity over HTTP: PLATFORM.md sections 5 and 6 (registration, activation, sessions, TOTP, step-up, contact, closure, tenancy). */
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentPrincipal, PRINCIPAL_RESOLVER, type Principal, type PrincipalResolver } from '../../platform/auth/principal';
 import { PlatformError } from '../../platform/errors';
@@ -58,7 +58,30 @@ import { MailThrottle } from './identity.services';
 import { authenticationProfiles } from './identity.profiles';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ApiErrors } from '../../platform/http/openapi';
-import { AccountActivationReceiptResponse, AccountRegistrationReceiptResponse, SessionTokenResponse } from './dto/responses.dto';
+import {
+  AccountActivationReceiptResponse,
+  AccountRegistrationReceiptResponse,
+  SessionTokenResponse,
+  AccountClosureResponse,
+  ActiveWorkspaceResponse,
+  AuthenticationEventPageResponse,
+  AuthenticationProfilesResponse,
+  AuthenticatorDisableReceiptResponse,
+  AuthenticatorEnrollmentReceiptResponse,
+  AuthenticatorEnrollmentResponse,
+  ContactChangeReceiptResponse,
+  ContactProfileResponse,
+  SessionRevocationResponse,
+  StepUpTokenResponse,
+  TenantAuthorityAssignmentResponse,
+  TenantAuthorityListResponse,
+  TenantResponse,
+  TokenVerificationResponse,
+  WorkspaceListResponse,
+  WorkspaceMemberListResponse,
+  WorkspaceMembershipResponse,
+  WorkspaceResponse,
+} from './dto/responses.dto';
 
 const device = (req: FastifyRequest) => deviceFromUserAgent(req.headers['user-agent']);
 
@@ -107,6 +130,7 @@ export class IdentityController {
 
   @Delete('auth/sessions/:session_uuid')
   @ApiOperation({ summary: 'Revoke one of your sessions.' })
+  @ApiOkResponse({ type: SessionRevocationResponse })
   revokeSession(@Param() params: SessionParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new RevokeSession(principal, params.session_uuid));
   }
@@ -116,6 +140,7 @@ export class IdentityController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Verify a bearer token and read the principal it stands for.' })
   @ApiErrors(401)
+  @ApiOkResponse({ type: TokenVerificationResponse })
   async verifyToken(@Body() body: VerifyTokenRequest): Promise<object> {
     if (!(await this.principals.resolve(body.hashed_token))) throw new PlatformError('UNAUTHENTICATED', 'Credentials are not valid.');
     return { message: 'Credentials are valid.', success: true };
@@ -123,6 +148,7 @@ export class IdentityController {
 
   @Get('auth/events')
   @ApiOperation({ summary: 'Your authentication history (sign-ins, step-ups, session changes), newest first.' })
+  @ApiOkResponse({ type: AuthenticationEventPageResponse })
   listAuthEvents(@Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListAuthenticationEvents(principal, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
   }
@@ -130,6 +156,7 @@ export class IdentityController {
   @SecretResponse()
   @Post('auth/step-up')
   @ApiOperation({ summary: 'Prove your presence again for one sensitive action; answers a one-use step-up token.' })
+  @ApiCreatedResponse({ type: StepUpTokenResponse })
   stepUp(@Body() body: StepUpRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
     return this.commandBus.execute(new IssueStepUp(principal, body.purpose, body.password, body.totp_code, device(req), req.ip));
   }
@@ -137,6 +164,7 @@ export class IdentityController {
   @Public()
   @Get('auth/profiles')
   @ApiOperation({ summary: 'The profiles a token may act as.' })
+  @ApiOkResponse({ type: AuthenticationProfilesResponse })
   listProfiles(): object {
     return authenticationProfiles(this.config.sessionTtlSeconds);
   }
@@ -145,6 +173,7 @@ export class IdentityController {
   @SecretResponse()
   @Post('identity/authenticator/enrollments')
   @ApiOperation({ summary: 'Start a TOTP authenticator enrolment; answers the secret and its otpauth URI once.' })
+  @ApiCreatedResponse({ type: AuthenticatorEnrollmentResponse })
   enrollAuthenticator(@Body() body: AuthenticatorEnrollmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new StartAuthenticatorEnrollment(principal, body.issuer ?? undefined, body.label ?? undefined));
   }
@@ -153,6 +182,7 @@ export class IdentityController {
   @Post('identity/authenticator/enrollments/:enrollment_uuid/confirm')
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm a TOTP enrolment with a current code; answers the recovery codes once.' })
+  @ApiOkResponse({ type: AuthenticatorEnrollmentReceiptResponse })
   confirmAuthenticatorEnrollment(@Param() params: EnrollmentParam, @Body() body: AuthenticatorConfirmationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new ConfirmAuthenticatorEnrollment(principal, params.enrollment_uuid, body.code));
   }
@@ -160,6 +190,7 @@ export class IdentityController {
   @Post('identity/authenticator/disable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Disable the TOTP authenticator (needs a step-up token).' })
+  @ApiOkResponse({ type: AuthenticatorDisableReceiptResponse })
   disableAuthenticator(@Body() body: AuthenticatorDisableRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     // Both may be null (seeds 001): a null one is not supplied, so `{recovery_code: null, step_up_token: …}` is one method.
     return this.commandBus.execute(new DisableAuthenticator(principal, body.recovery_code ?? undefined, body.step_up_token ?? undefined));
@@ -168,6 +199,7 @@ export class IdentityController {
   // --- contact ------------------------------------------------------------------------------------------------------
   @Get('identity/contact')
   @ApiOperation({ summary: 'Your contact details and profile id.' })
+  @ApiOkResponse({ type: ContactProfileResponse })
   async getContact(@CurrentPrincipal() principal: Principal): Promise<object> {
     const a = await this.queryBus.execute(new GetAccount(principal.profile_uuid));
     return { profile_uuid: a.profile_uuid, email: a.email, email_verified: a.email_verified === 1, phone: a.phone, phone_verified: a.phone_verified === 1 };
@@ -176,6 +208,7 @@ export class IdentityController {
   @Post('identity/contact-changes')
   @ApiOperation({ summary: 'Request a change of email address; a confirmation token goes to the new address.' })
   @ApiErrors(429)
+  @ApiCreatedResponse({ type: ContactChangeReceiptResponse })
   async requestContactChange(@Body() body: ContactChangeRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
     await this.mails.consume(body.value, req.ip);
     return this.commandBus.execute(new RequestContactChange(principal, body.contact_type, body.value, body.current_password));
@@ -185,6 +218,7 @@ export class IdentityController {
   @Post('identity/contact-changes/confirm')
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm a contact change with its token.' })
+  @ApiOkResponse({ type: ContactChangeReceiptResponse })
   confirmContactChange(@Body() body: ContactChangeConfirmation): Promise<object> {
     return this.commandBus.execute(new ConfirmContactChange(body.token));
   }
@@ -193,6 +227,7 @@ export class IdentityController {
   @Post('identity/closure')
   @HttpCode(202)
   @ApiOperation({ summary: 'Request closure of your account; it completes after the grace period.' })
+  @ApiAcceptedResponse({ type: AccountClosureResponse })
   requestClosure(@Body() body: AccountClosureRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     // A null reason_code or step_up_token (seeds 001: may be null) is not supplied.
     return this.commandBus.execute(new RequestAccountClosure(principal, body.current_password, body.reason_code ?? undefined, body.step_up_token ?? undefined));
@@ -201,6 +236,7 @@ export class IdentityController {
   @Get('identity/closure')
   @ApiOperation({ summary: 'The state of your account closure request.' })
   @ApiErrors(404)
+  @ApiOkResponse({ type: AccountClosureResponse })
   async getClosure(@CurrentPrincipal() principal: Principal): Promise<object> {
     const { state, version } = await this.commands.load(accountStream(principal.profile_uuid), accountDecider);
     return closureView(state, version);
@@ -210,6 +246,7 @@ export class IdentityController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a pending account closure.' })
   @ApiErrors(404)
+  @ApiOkResponse({ type: AccountClosureResponse })
   cancelClosure(@Body() body: AccountClosureCancellationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CancelAccountClosure(principal, body.step_up_token ?? undefined));
   }
@@ -217,30 +254,35 @@ export class IdentityController {
   // --- tenants and workspaces -------------------------------------------------------------------------------------
   @Post('tenants')
   @ApiOperation({ summary: 'Create a tenant; you become its owner.' })
+  @ApiCreatedResponse({ type: TenantResponse })
   createTenant(@Body() body: CreateTenantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CreateTenant(principal, body.name));
   }
 
   @Post('tenants/:tenant_uuid/authorities')
   @ApiOperation({ summary: 'Give a member of the tenant an authority (TENANT_ADMIN, TENANT_MODERATOR).' })
+  @ApiCreatedResponse({ type: TenantAuthorityAssignmentResponse })
   assignAuthority(@Param() params: TenantParam, @Body() body: AssignTenantAuthorityRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new AssignTenantAuthority(principal, params.tenant_uuid, body.profile_uuid, body.role_code, body.reason));
   }
 
   @Get('tenants/:tenant_uuid/authorities')
   @ApiOperation({ summary: 'The authorities granted in a tenant.' })
+  @ApiOkResponse({ type: TenantAuthorityListResponse })
   listAuthorities(@Param() params: TenantParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListTenantAuthorities(principal, params.tenant_uuid));
   }
 
   @Post('workspaces')
   @ApiOperation({ summary: 'Create a workspace in your tenant; you become its owner.' })
+  @ApiCreatedResponse({ type: WorkspaceResponse })
   createWorkspace(@Body() body: CreateWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CreateWorkspace(principal, body.name));
   }
 
   @Get('workspaces')
   @ApiOperation({ summary: 'The workspaces you belong to.' })
+  @ApiOkResponse({ type: WorkspaceListResponse })
   listWorkspaces(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListWorkspaces(principal));
   }
@@ -249,12 +291,14 @@ export class IdentityController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Choose the workspace your session acts in.' })
   @ApiErrors(404)
+  @ApiOkResponse({ type: ActiveWorkspaceResponse })
   selectWorkspace(@Body() body: ActiveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new SelectActiveWorkspace(principal, body.workspace_id));
   }
 
   @Get('workspaces/active')
   @ApiOperation({ summary: 'The workspace your session acts in.' })
+  @ApiOkResponse({ type: ActiveWorkspaceResponse })
   getActiveWorkspace(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetActiveWorkspace(principal));
   }
@@ -262,24 +306,28 @@ export class IdentityController {
   /** The workspace's members, longest-standing first, and its `version` for the next change. */
   @Get('workspaces/:workspace_id/members')
   @ApiOperation({ summary: 'A workspace\'s members and their roles.' })
+  @ApiOkResponse({ type: WorkspaceMemberListResponse })
   listWorkspaceMembers(@Param() params: WorkspaceParam, @Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListWorkspaceMembers(principal, params.workspace_id, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
   }
 
   @Post('workspaces/:workspace_id/members')
   @ApiOperation({ summary: 'Add a profile of the tenant to a workspace with a role.' })
+  @ApiCreatedResponse({ type: WorkspaceMembershipResponse })
   addWorkspaceMember(@Param() params: WorkspaceParam, @Body() body: AddWorkspaceMemberRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new AddWorkspaceMember(principal, params.workspace_id, body.profile_uuid, body.role, body.expected_version));
   }
 
   @Patch('workspaces/:workspace_id/members/:profile_uuid')
   @ApiOperation({ summary: 'Change a member\'s role (expected_version guards concurrent changes).' })
+  @ApiOkResponse({ type: WorkspaceMembershipResponse })
   changeWorkspaceMemberRole(@Param() params: WorkspaceMemberParam, @Body() body: ChangeWorkspaceMemberRoleRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new ChangeWorkspaceMemberRole(principal, params.workspace_id, params.profile_uuid, body.role, body.expected_version));
   }
 
   @Delete('workspaces/:workspace_id/members/:profile_uuid')
   @ApiOperation({ summary: 'Remove a member from a workspace.' })
+  @ApiOkResponse({ type: WorkspaceMembershipResponse })
   removeWorkspaceMember(@Param() params: WorkspaceMemberParam, @Query() query: RemoveWorkspaceMemberQuery, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new RemoveWorkspaceMember(principal, params.workspace_id, params.profile_uuid, Number(query.expected_version)));
   }
@@ -287,6 +335,7 @@ export class IdentityController {
   @Post('workspaces/:workspace_id/leave')
   @HttpCode(200)
   @ApiOperation({ summary: 'Leave a workspace (its last owner cannot).' })
+  @ApiOkResponse({ type: WorkspaceMembershipResponse })
   leaveWorkspace(@Param() params: WorkspaceParam, @Body() body: LeaveWorkspaceRequest, @CurrentPrincipal() principal: Principal): Promise<WorkspaceMemberChange> {
     return this.commandBus.execute(new LeaveWorkspace(principal, params.workspace_id, body.expected_version));
   }
