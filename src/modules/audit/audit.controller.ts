@@ -1,13 +1,14 @@
 /** Audit routes (`/api/v1/audit/…`, PLATFORM.md section 6): raw events with commitments, checkpoints, the AUDITOR role. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { pageLimit } from '../../platform/http/pagination';
 import { GrantAuditor, RevokeAuditor } from './audit.commands';
 import { GetLatestCheckpoint, ListAuditors, ListStreamEvents } from './audit.queries';
 import { GrantAuditorRequest, ProfileParam, RevokeAuditorRequest, StreamEventsQuery, StreamParam } from './dto/audit.dto';
 import { ApiErrors } from '../../platform/http/openapi';
+import { AuditCheckpointResponse, AuditEventPageResponse, AuditorGrantResponse, AuditorListResponse, AuditorRevocationResponse } from './dto/responses.dto';
 
 const PAGE = { default: 100, max: 1000 };
 
@@ -22,18 +23,21 @@ export class AuditController {
   @Get('checkpoints/latest')
   @ApiOperation({ summary: 'The newest signed checkpoint of the global chain, with its public key (AUDITOR or platform admin).' })
   @ApiErrors(404)
+  @ApiOkResponse({ type: AuditCheckpointResponse })
   getLatestCheckpoint(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetLatestCheckpoint(principal));
   }
 
   @Get('streams/:stream/events')
   @ApiOperation({ summary: "A stream's raw events with their commitments, oldest first, paged (AUDITOR or platform admin)." })
+  @ApiOkResponse({ type: AuditEventPageResponse })
   listStreamEvents(@Param() p: StreamParam, @Query() q: StreamEventsQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListStreamEvents(principal, p.stream, pageLimit(q.limit, PAGE), q.cursor));
   }
 
   @Get('auditors')
   @ApiOperation({ summary: 'Profiles holding the AUDITOR role (platform admin).' })
+  @ApiOkResponse({ type: AuditorListResponse })
   listAuditors(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListAuditors(principal));
   }
@@ -41,6 +45,7 @@ export class AuditController {
   @Post('auditors')
   @ApiOperation({ summary: 'Grant the AUDITOR role to a profile (platform admin); granting it again changes nothing.' })
   @ApiErrors(404)
+  @ApiCreatedResponse({ type: AuditorGrantResponse })
   grantAuditor(@Body() body: GrantAuditorRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new GrantAuditor(principal, body.profile_uuid, body.reason ?? ''));
   }
@@ -48,6 +53,7 @@ export class AuditController {
   @Post('auditors/:profile_uuid/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke the AUDITOR role (platform admin).' })
+  @ApiOkResponse({ type: AuditorRevocationResponse })
   revokeAuditor(@Param() p: ProfileParam, @Body() body: RevokeAuditorRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new RevokeAuditor(principal, p.profile_uuid, body?.reason ?? ''));
   }

@@ -59,6 +59,7 @@ export class MtfController {
 
   @Post('markets')
   @ApiOperation({ summary: 'Create a market (platform admin).' })
+  @ApiCreatedResponse({ type: MarketListResponse, description: 'The market, under its symbol.' })
   async createMarket(@Body() body: CreateMarketRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const market: MarketRow = await this.commandBus.execute(new CreateMarket(principal, body));
     return { response: { [market.market_symbol]: marketWire(market) }, success: true };
@@ -89,6 +90,7 @@ export class MtfController {
   @Post('markets/:market_uuid/flags')
   @HttpCode(200)
   @ApiOperation({ summary: 'Halt or resume a market, or change its flags (platform admin).' })
+  @ApiOkResponse({ type: MarketListResponse, description: 'The market, under its symbol.' })
   async changeMarketFlags(@Param() params: MarketParam, @Body() body: ChangeMarketFlagsRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     if (body.is_suspended === undefined && body.is_cancel_only === undefined && body.is_maker_only === undefined) {
       throw new ValidationFailed('Change at least one flag.', [{ field: 'body', issue: 'needs is_suspended, is_cancel_only or is_maker_only' }]);
