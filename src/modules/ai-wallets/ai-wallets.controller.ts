@@ -20,6 +20,7 @@ import {
 } from './dto/ai-wallets.dto';
 import { GetBinding, GetBudget, GetIntent, GetPolicy, ListActivity, ListApprovals, ListBindings, ListIntents, VerifyActivity } from './queries';
 import { ApiErrors } from '../../platform/http/openapi';
+import { AiWalletActivityVerificationResponse, AiWalletBudgetResponse, AiWalletExecutionModeResponse, AiWalletPolicyResponse, WorkloadTokenResponse } from './dto/responses.dto';
 
 const PAGE = { default: 50, max: 200 };
 
@@ -87,12 +88,14 @@ export class AiWalletsController {
 
   @Get('bindings/:binding_uuid/policy')
   @ApiOperation({ summary: 'A binding\'s policy (the active version, or ?version=n).' })
+  @ApiOkResponse({ type: AiWalletPolicyResponse })
   getPolicy(@Param() p: BindingParam, @Query() q: PolicyVersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetPolicy(principal, p.binding_uuid, q.version === undefined ? undefined : Number(q.version)));
   }
 
   @Put('bindings/:binding_uuid/policy')
   @ApiOperation({ summary: 'Publish the next policy version (earlier versions stay readable with ?version=).' })
+  @ApiOkResponse({ type: AiWalletPolicyResponse })
   async publishPolicy(@Param() p: BindingParam, @Body() body: AiWalletPolicyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const version: number = await this.commandBus.execute(new PublishPolicy(principal, p.binding_uuid, policyTerms(body)));
     return this.readBack(new GetPolicy(principal, p.binding_uuid, version), () => ({ binding_uuid: p.binding_uuid, version }));
@@ -101,6 +104,7 @@ export class AiWalletsController {
   @Get('bindings/:binding_uuid/budget')
   @WorkloadAllowed()
   @ApiOperation({ summary: 'A binding\'s budget: limits, reserved and remaining amounts.' })
+  @ApiOkResponse({ type: AiWalletBudgetResponse })
   getBudget(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetBudget(principal, p.binding_uuid));
   }
@@ -172,6 +176,7 @@ export class AiWalletsController {
 
   @Get('bindings/:binding_uuid/execution-mode')
   @ApiOperation({ summary: 'A binding\'s execution mode and its readiness gates.' })
+  @ApiOkResponse({ type: AiWalletExecutionModeResponse })
   async getExecutionMode(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     const binding = (await this.queryBus.execute(new GetBinding(principal, p.binding_uuid))) as { execution_mode: object };
     return binding.execution_mode;
@@ -179,6 +184,7 @@ export class AiWalletsController {
 
   @Put('bindings/:binding_uuid/execution-mode')
   @ApiOperation({ summary: 'Change the execution mode; AUTONOMOUS is refused (422) while readiness gates are open.' })
+  @ApiOkResponse({ type: AiWalletExecutionModeResponse })
   changeExecutionMode(@Param() p: BindingParam, @Body() body: ExecutionModeRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new ChangeExecutionMode(principal, p.binding_uuid, body.mode, body.state_reason));
   }
@@ -191,6 +197,7 @@ export class AiWalletsController {
 
   @Get('bindings/:binding_uuid/activity/verify')
   @ApiOperation({ summary: "Recompute the binding stream's hash chain from the stored events." })
+  @ApiOkResponse({ type: AiWalletActivityVerificationResponse })
   verifyActivity(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new VerifyActivity(principal, p.binding_uuid));
   }
@@ -207,6 +214,7 @@ export class WorkloadTokenController {
   @HttpCode(200)
   @ApiOperation({ summary: "OAuth 2 client credentials: an agent's bearer token, limited to its binding." })
   @ApiErrors(401)
+  @ApiOkResponse({ type: WorkloadTokenResponse })
   issueWorkloadToken(@Body() body: WorkloadTokenRequest): Promise<object> {
     return this.commandBus.execute(new IssueWorkloadToken(body.client_id, body.client_secret));
   }
