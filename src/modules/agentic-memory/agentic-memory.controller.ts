@@ -4,7 +4,7 @@
  */
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { pageLimit, PageQuery } from '../../platform/http/pagination';
@@ -18,6 +18,7 @@ import {
 import { memoryEnvelope, type MemoryEnvelope } from './envelope';
 import { GetCollection, GetManifest, GetRequest, ListCollections, ListInbox, ListItems, ListOwnRequests } from './queries';
 import { ApiErrors } from '../../platform/http/openapi';
+import { AgenticMemoryRequestReceiptEnvelope, AgenticMemoryRequestStatusEnvelope } from './dto/responses.dto';
 
 const PAGE = { default: 50, max: 200 };
 const version = (q: VersionQuery): number | undefined => (q.version === undefined ? undefined : Number(q.version));
@@ -121,6 +122,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/requests')
   @HttpCode(202)
   @ApiOperation({ summary: 'File a QUERY or PROPOSE: 202 with a durable receipt in state OPEN (acceptance is not an answer).' })
+  @ApiAcceptedResponse({ type: AgenticMemoryRequestReceiptEnvelope })
   async fileRequest(@Param() p: CollectionParam, @Body() body: AgenticMemoryQueryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
     return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, body)));
   }
@@ -140,6 +142,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/clarifications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Ask about a published memory object (ClarificationRequest): 202 with a durable receipt (CLARIFY, OPEN).' })
+  @ApiAcceptedResponse({ type: AgenticMemoryRequestReceiptEnvelope })
   async requestClarification(@Param() p: CollectionParam, @Body() body: ClarificationRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
     return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, { ...body, request_type: 'CLARIFY' })));
   }
@@ -147,12 +150,14 @@ export class AgenticMemoryController {
   @Post('collections/:collection/publications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Publish context objects (ContextPublication): they become pending memory objects; 202 with a durable receipt (PROPOSE, OPEN).' })
+  @ApiAcceptedResponse({ type: AgenticMemoryRequestReceiptEnvelope })
   async publishContext(@Param() p: CollectionParam, @Body() body: ContextPublication, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
     return memoryEnvelope(await this.commandBus.execute(new PublishContext(principal, p.collection, body)));
   }
 
   @Get('requests/:request_uuid')
   @ApiOperation({ summary: "Poll a request's status (the requester, and the publishing workspace)." })
+  @ApiOkResponse({ type: AgenticMemoryRequestStatusEnvelope })
   getRequest(@Param() p: RequestParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetRequest(principal, p.request_uuid));
   }
@@ -160,6 +165,7 @@ export class AgenticMemoryController {
   @Post('requests/:request_uuid/resolve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Answer or dismiss a request (the publishing workspace, never the requester, once).' })
+  @ApiOkResponse({ type: AgenticMemoryRequestStatusEnvelope })
   async resolveRequest(@Param() p: RequestParam, @Body() body: ResolveMemoryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestStatus>> {
     return memoryEnvelope(await this.commandBus.execute(new ResolveRequest(principal, p.request_uuid, body)));
   }
