@@ -23,7 +23,7 @@ import { KafkaPublisherService, PROJECTION_OUTBOXES } from './kafka/kafka-publis
 import { outboxOf, type ProjectionOutbox } from './outbox/outbox';
 import { ProjectionRunner } from './projections/projection-runner';
 import { PROJECTORS, type Projector } from './projections/projector';
-import { leaseOwner, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type LeaseOwnerIdentity } from './projections/node-identity';
+import { identityOf, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type LeaseOwnerIdentity } from './projections/node-identity';
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
 
@@ -95,8 +95,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
           useFactory: async (db: ReadModelDatabase): Promise<LeaseOwnerIdentity> => {
             const nodeId = loadOrCreateNodeId(options.config.dataDir, options.config.nodeId);
             const rows: Array<{ owner: string | null }> = await db.reader.query('SELECT owner FROM projection_checkpoints WHERE owner IS NOT NULL');
-            const incarnation = nextIncarnation(nodeId, rows.map((r) => r.owner), Date.now());
-            return { nodeId, incarnation, owner: leaseOwner(nodeId, incarnation) };
+            return identityOf(nodeId, nextIncarnation(nodeId, rows.map((r) => r.owner), Date.now()));
           },
         },
         {

@@ -4,11 +4,10 @@
  * lease to expire; a later incarnation is never displaced by an earlier one.
  */
 import { CheckpointStore, LeaseLost } from '../../src/platform/projections/checkpoint.store';
-import { leaseOwner, transientIdentity, type LeaseOwnerIdentity } from '../../src/platform/projections/node-identity';
+import { identityOf as identity, transientIdentity } from '../../src/platform/projections/node-identity';
 import type { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { makeTestDatabase, type DatabaseKind, type TestDatabase } from '../support/databases';
 
-const identity = (nodeId: string, incarnation: bigint): LeaseOwnerIdentity => ({ nodeId, incarnation, owner: leaseOwner(nodeId, incarnation) });
 
 describe.each<DatabaseKind>(['sqlite', 'postgres'])('lease incarnations on %s', (kind) => {
   let testDb: TestDatabase;

@@ -24,7 +24,6 @@ export const OPENAPI_TAGS: Record<string, string> = {
   health: 'Liveness and readiness.',
 };
 
-
 /** Marker: error statuses a route gives beyond the platform's conventions (see applyConventions). */
 const ERRORS_EXTENSION = 'x-platform-errors';
 
@@ -70,17 +69,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       delete operation[PUBLIC_EXTENSION];
       delete operation[SECRET_RESPONSE_EXTENSION];
       for (const tag of (operation.tags as string[] | undefined) ?? []) used.add(tag);
-    }
-  }
-  // A generated client names an operation's parameters `<OperationId>Request`: that must not be the name of a schema
-  // other than the operation's own body (for its own body the generators rename the parameters themselves).
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as Array<{ operationId?: string; requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } }>) {
-      const id = operation?.operationId;
-      if (!id) continue;
-      const clash = `${id[0].toUpperCase()}${id.slice(1)}Request`;
-      const own = operation.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop();
-      if (document.components?.schemas?.[clash] && own !== clash) throw new Error(`operationId ${id} would clash with the schema ${clash} in a generated client: rename the method`);
+      refuseClientNameClash(document, operation as { operationId?: string; requestBody?: RequestBodyShape });
     }
   }
   // The shapes the seeds mark "no extra fields" (the server refuses unknown fields there) say so.
@@ -94,6 +83,22 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   if (bearer) delete bearer.bearerFormat;
   document.tags = [...used].sort().map((name) => ({ name, description: OPENAPI_TAGS[name] ?? name }));
   return document;
+}
+
+interface RequestBodyShape {
+  content?: Record<string, { schema?: { $ref?: string } }>;
+}
+
+/**
+ * A generated client names an operation's parameters `<OperationId>Request`: that must not be the name of a schema
+ * other than the operation's own body (for its own body the generators rename the parameters themselves).
+ */
+function refuseClientNameClash(document: OpenAPIObject, operation: { operationId?: string; requestBody?: RequestBodyShape }): void {
+  const id = operation.operationId;
+  if (!id) return;
+  const clash = `${id[0].toUpperCase()}${id.slice(1)}Request`;
+  const own = operation.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop();
+  if (document.components?.schemas?.[clash] && own !== clash) throw new Error(`operationId ${id} would clash with the schema ${clash} in a generated client: rename the method`);
 }
 
 interface OperationShape {

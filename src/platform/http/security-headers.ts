@@ -39,6 +39,9 @@ const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'X-Position', 'X-Next-Cursor', 'Id
 
 export const DOCS_PREFIX = '/docs';
 
+/** The docs page and its assets (Swagger UI), as a route's URL names them. */
+const isDocsRoute = (url: string): boolean => url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`) || url.startsWith(`${DOCS_PREFIX}-`);
+
 export async function installSecurityHeaders(app: NestFastifyApplication, corsAllowedOrigins: string[]): Promise<void> {
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   const options: FastifyHelmetOptions = {
@@ -52,13 +55,10 @@ export async function installSecurityHeaders(app: NestFastifyApplication, corsAl
   await app.register(helmet, options);
   // Routes registered from here on (Nest's and Swagger's) get theirs: the docs page its own CSP, the rest no-store.
   fastify.addHook('onRoute', (route) => {
-    const docs = route.url === DOCS_PREFIX || route.url.startsWith(`${DOCS_PREFIX}/`) || route.url.startsWith(`${DOCS_PREFIX}-`);
-    if (docs) route.config = Object.assign(route.config ?? {}, { helmet: { contentSecurityPolicy: DOCS_CSP } });
+    if (isDocsRoute(route.url)) route.config = Object.assign(route.config ?? {}, { helmet: { contentSecurityPolicy: DOCS_CSP } });
   });
   fastify.addHook('onSend', async (request, reply, payload) => {
-    const url = request.routeOptions?.url ?? '';
-    const docs = url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`) || url.startsWith(`${DOCS_PREFIX}-`);
-    if (!docs && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+    if (!isDocsRoute(request.routeOptions?.url ?? '') && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
     return payload;
   });
   if (corsAllowedOrigins.length > 0) {

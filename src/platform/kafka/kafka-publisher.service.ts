@@ -17,6 +17,7 @@ import { kafkaLinkOptions, openKafkaLink, type KafkaLink, type KafkaLogger } fro
 import { OutboxRelay } from './outbox-relay';
 import { platformTopics } from './topics';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../projections/node-identity';
+import { equalJitter } from '../projections/lease-loop';
 import { ReadinessRegistry } from '../observability/readiness';
 
 export const PROJECTION_OUTBOXES = Symbol('PROJECTION_OUTBOXES');
@@ -112,7 +113,7 @@ export class KafkaPublisherService implements OnApplicationBootstrap, OnModuleDe
         this.logger.warn({ err: error }, 'Kafka topics could not be checked or created yet; retrying');
         await new Promise<void>((resolve) => {
           this.wake = resolve;
-          setTimeout(resolve, Math.ceil(delay / 2 + (delay / 2) * Math.random())).unref();
+          setTimeout(resolve, equalJitter(delay)).unref();
         });
         delay = Math.min(delay * 2, 30_000);
       }

@@ -59,8 +59,7 @@ export class HealthController {
     const healthy = this.config.projectionsAutostart ? ['running', 'standby'] : ['running', 'standby', 'stopped'];
     const projectionsOk = projections.every((p) => healthy.includes(p.state));
     const starting = projections.filter((p) => p.state === 'starting').length;
-    checks.projections = projectionsOk ? { status: 'up' } : { status: 'down', detail: starting > 0 ? `${starting} starting` : undefined };
-    if (checks.projections.detail === undefined) delete checks.projections.detail;
+    checks.projections = projectionsOk ? { status: 'up' } : starting > 0 ? { status: 'down', detail: `${starting} starting` } : { status: 'down' };
     // The modules' own: the matching engines this node holds, the Kafka topics where it publishes.
     Object.assign(checks, this.readiness.evaluate());
     const ok = Object.values(checks).every((c) => c.status === 'up');

@@ -34,6 +34,11 @@ export interface LeaseJob {
   reset?(): void;
 }
 
+/** "Equal jitter": a wait between half and all of `ceilingMs`, so processes that failed together do not retry in step. */
+export function equalJitter(ceilingMs: number, random: () => number = Math.random): number {
+  return Math.ceil(ceilingMs / 2 + (ceilingMs / 2) * random());
+}
+
 export interface LeaseLoopOptions {
   /**
    * First delay after a failure; doubles up to maxRetryDelayMs. Each wait is jittered ("equal jitter": between half
@@ -169,7 +174,7 @@ export class LeaseLoop {
         this.job.failed?.(error);
         const ceiling = this.delay;
         this.delay = Math.min(ceiling * 2, maxRetryDelayMs); // before the pause, so a recovery during it is kept
-        await this.sleep(Math.ceil(ceiling / 2 + (ceiling / 2) * this.random()));
+        await this.sleep(equalJitter(ceiling, () => this.random()));
       }
     }
     this.stopRenewing();

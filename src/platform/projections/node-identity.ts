@@ -32,6 +32,10 @@ export function leaseOwner(nodeId: string, incarnation: bigint): string {
   return `${nodeId}#${incarnation.toString().padStart(INCARNATION_DIGITS, '0')}`;
 }
 
+export function identityOf(nodeId: string, incarnation: bigint): LeaseOwnerIdentity {
+  return { nodeId, incarnation, owner: leaseOwner(nodeId, incarnation) };
+}
+
 /** The node id and incarnation an owner names, or null for an owner of another shape (a tool, an older version). */
 export function parseLeaseOwner(owner: string | null): { nodeId: string; incarnation: bigint } | null {
   const match = owner === null ? null : /^([A-Za-z0-9._-]{1,64})#(\d{16})$/.exec(owner);
@@ -84,7 +88,5 @@ function readNodeId(path: string): string | null {
 
 /** A random identity for a one-off tool or a test: it displaces nobody, and nobody displaces it. */
 export function transientIdentity(): LeaseOwnerIdentity {
-  const nodeId = `tool-${process.pid}-${randomBytes(6).toString('hex')}`;
-  const incarnation = BigInt(Date.now());
-  return { nodeId, incarnation, owner: leaseOwner(nodeId, incarnation) };
+  return identityOf(`tool-${process.pid}-${randomBytes(6).toString('hex')}`, BigInt(Date.now()));
 }

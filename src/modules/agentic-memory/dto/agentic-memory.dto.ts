@@ -12,6 +12,7 @@ import { ACCESS_MODES, DISCOVERY_MODES } from '../domain/access';
 import { ITEM_STATES, KNOWLEDGE_CAPABILITIES, PRIORITIES, REQUEST_STATES } from '../domain/collection';
 import { CLASSIFICATIONS, contentProblems, isPublicRef, MAX_SOURCE_REFS, OBJECT_TYPES, secretIssue } from '../domain/objects';
 import { credentialIn, findIn, privateMaterialIn } from '../domain/secrets';
+import { hex32Param } from '../../../platform/http/api-properties';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -102,13 +103,13 @@ export class CollectionParam {
 }
 
 export class ObjectParam extends CollectionParam {
-  @ApiProperty({ description: 'The memory item (object) (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The memory item (object)'))
   @Matches(HEX32, hex32('object_uuid'))
   object_uuid!: string;
 }
 
 export class RequestParam {
-  @ApiProperty({ description: 'The request (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The request'))
   @Matches(HEX32, hex32('request_uuid'))
   request_uuid!: string;
 }

@@ -3,14 +3,14 @@
  * seeds' AgenticMemoryEnvelope: `success` (always true), `response` typed per operation, `meta` where there is some.
  */
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { HEX32_ID } from '../../../platform/http/api-properties';
 
-const HEX32 = { pattern: '^[0-9a-f]{32}$' } as const;
 
 /** The seeds' AgenticMemoryRequestReceipt: acceptance is not an answer. */
 @ApiSchema({ name: 'AgenticMemoryRequestReceipt' })
 export class AgenticMemoryRequestReceiptResponse {
-  @ApiProperty(HEX32) request_uuid!: string;
-  @ApiProperty(HEX32) collection_uuid!: string;
+  @ApiProperty(HEX32_ID) request_uuid!: string;
+  @ApiProperty(HEX32_ID) collection_uuid!: string;
   @ApiProperty({ enum: ['QUERY', 'CLARIFY', 'PROPOSE'] }) request_type!: string;
   @ApiProperty({ enum: ['OPEN'] }) state!: string;
 }
@@ -18,8 +18,8 @@ export class AgenticMemoryRequestReceiptResponse {
 /** The seeds' AgenticMemoryRequestStatus. */
 @ApiSchema({ name: 'AgenticMemoryRequestStatus' })
 export class AgenticMemoryRequestStatusResponse {
-  @ApiProperty(HEX32) request_uuid!: string;
-  @ApiProperty(HEX32) collection_uuid!: string;
+  @ApiProperty(HEX32_ID) request_uuid!: string;
+  @ApiProperty(HEX32_ID) collection_uuid!: string;
   @ApiProperty({ enum: ['QUERY', 'CLARIFY', 'PROPOSE'] }) request_type!: string;
   @ApiProperty() question!: string;
   @ApiProperty({ enum: ['OPEN', 'ANSWERED', 'DISMISSED'] }) state!: string;

@@ -9,6 +9,7 @@ import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, Length, Matches, Max, Min
 import { IsDecimalString, NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 import { EXECUTION_MODES } from '../domain/binding';
 import { CAPABILITIES, MAX_DESTINATIONS, MAX_VELOCITY_COUNT, MAX_VELOCITY_WINDOW_SECONDS } from '../domain/policy';
+import { hex32Param } from '../../../platform/http/api-properties';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const hex32 = (field: string) => ({ message: `${field} must be 32 lowercase hex characters` });
@@ -16,19 +17,19 @@ const hex32 = (field: string) => ({ message: `${field} must be 32 lowercase hex 
 const amount = () => IsDecimalString({ signed: true, maxIntegerDigits: 30 });
 
 export class BindingParam {
-  @ApiProperty({ description: 'The binding (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The binding'))
   @Matches(HEX32, hex32('binding_uuid'))
   binding_uuid!: string;
 }
 
 export class IntentParam {
-  @ApiProperty({ description: 'The intent (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The intent'))
   @Matches(HEX32, hex32('intent_uuid'))
   intent_uuid!: string;
 }
 
 export class ApprovalParam {
-  @ApiProperty({ description: 'The approval (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The approval'))
   @Matches(HEX32, hex32('approval_uuid'))
   approval_uuid!: string;
 }

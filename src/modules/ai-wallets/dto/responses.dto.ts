@@ -1,9 +1,8 @@
 /** What the AI-wallet routes answer (response DTOs: the OpenAPI schemas, checked against every e2e answer). */
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { AiWalletBudgetLedgerView } from './ai-wallets.dto';
+import { HEX32_ID, SHA256_HEX } from '../../../platform/http/api-properties';
 
-const HEX32 = { pattern: '^[0-9a-f]{32}$' } as const;
-const HEX64 = { pattern: '^[0-9a-f]{64}$' } as const;
 
 /** A binding's budget: the policy currency's ledger and one per asset budget. */
 @ApiSchema({ name: 'AiWalletBudget' })
@@ -25,10 +24,10 @@ export class AiWalletPolicyResponse {
   @ApiProperty({ type: [AiWalletAssetBudgetResponse] }) asset_budgets!: AiWalletAssetBudgetResponse[];
   @ApiProperty({ type: [String] }) assets!: string[];
   @ApiProperty() autonomous_threshold!: string;
-  @ApiProperty(HEX32) binding_uuid!: string;
+  @ApiProperty(HEX32_ID) binding_uuid!: string;
   @ApiProperty({ type: [String] }) capabilities!: string[];
   @ApiProperty({ format: 'date-time' }) created!: string;
-  @ApiProperty(HEX32) created_by_profile_uuid!: string;
+  @ApiProperty(HEX32_ID) created_by_profile_uuid!: string;
   @ApiProperty() currency!: string;
   @ApiProperty() daily_limit!: string;
   @ApiProperty({ type: [String] }) destinations!: string[];
@@ -36,8 +35,8 @@ export class AiWalletPolicyResponse {
   @ApiProperty({ enum: ['ACTIVE', 'EXPIRED', 'SUPERSEDED'], description: 'ACTIVE (EXPIRED past expires_at) for the current version, SUPERSEDED for earlier ones.' }) lifecycle!: string;
   @ApiProperty() max_single_amount!: string;
   @ApiProperty() monthly_limit!: string;
-  @ApiProperty(HEX64) policy_commitment!: string;
-  @ApiProperty(HEX32) policy_uuid!: string;
+  @ApiProperty(SHA256_HEX) policy_commitment!: string;
+  @ApiProperty(HEX32_ID) policy_uuid!: string;
   @ApiProperty({ type: 'integer' }) velocity_max_count!: number;
   @ApiProperty({ type: 'integer' }) velocity_window_seconds!: number;
   @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
@@ -60,10 +59,10 @@ export class AiWalletExecutionModeResponse {
 /** The binding stream's hash chain recomputed from the stored events. */
 @ApiSchema({ name: 'AiWalletActivityVerification' })
 export class AiWalletActivityVerificationResponse {
-  @ApiProperty(HEX32) binding_uuid!: string;
+  @ApiProperty(HEX32_ID) binding_uuid!: string;
   @ApiProperty() verified!: boolean;
   @ApiProperty({ type: 'integer', minimum: 0 }) events!: number;
-  @ApiProperty({ type: String, nullable: true, ...HEX64 }) head_commitment!: string | null;
+  @ApiProperty({ type: String, nullable: true, ...SHA256_HEX }) head_commitment!: string | null;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: 'The first link that does not hold; null when verified.' }) first_break!: Record<string, unknown> | null;
 }
 

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
 import { Optional } from '../../../platform/http/validation';
+import { hex32Param } from '../../../platform/http/api-properties';
 
 export class StreamParam {
   @ApiProperty({ description: 'Stream name, e.g. mtf-order-<order_uuid>.' })
@@ -14,7 +15,7 @@ export class StreamParam {
 export class StreamEventsQuery extends PageQuery {}
 
 export class ProfileParam {
-  @ApiProperty({ description: 'The auditor profile (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The auditor profile'))
   @Matches(/^[0-9a-f]{32}$/, { message: 'profile_uuid must be 32 lowercase hex characters' })
   profile_uuid!: string;
 }

@@ -1,8 +1,7 @@
 /** What the audit routes answer (response DTOs: the OpenAPI schemas, checked against every e2e answer). */
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { HEX32_ID, SHA256_HEX } from '../../../platform/http/api-properties';
 
-const HEX32 = { pattern: '^[0-9a-f]{32}$' } as const;
-const HEX64 = { pattern: '^[0-9a-f]{64}$' } as const;
 const INT64 = { pattern: '^[0-9]+$', description: 'A decimal string (int64).' } as const;
 
 /** A signed checkpoint of the global chain (docs/audit.md says how to verify it). */
@@ -11,7 +10,7 @@ export class AuditCheckpointResponse {
   @ApiProperty({ example: 'audit-checkpoint-v1' }) alg!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty(INT64) event_count!: string;
-  @ApiProperty(HEX64) global_commitment!: string;
+  @ApiProperty(SHA256_HEX) global_commitment!: string;
   @ApiProperty({ description: 'base64url of the SHA-256 of the public key.' }) key_id!: string;
   @ApiProperty(INT64) position!: string;
   @ApiProperty({ description: 'Ed25519 public key, base64url.' }) public_key!: string;
@@ -38,7 +37,7 @@ export class AuditEventMetadataResponse {
 /** A raw event of a stream with its commitments: what an auditor recomputes the chain from. */
 @ApiSchema({ name: 'AuditEvent' })
 export class AuditEventResponse {
-  @ApiProperty(HEX32) event_id!: string;
+  @ApiProperty(HEX32_ID) event_id!: string;
   @ApiProperty() type!: string;
   @ApiProperty() stream!: string;
   @ApiProperty(INT64) revision!: string;
@@ -46,14 +45,14 @@ export class AuditEventResponse {
   @ApiProperty({ format: 'date-time' }) occurred_at!: string;
   @ApiProperty({ type: 'object', additionalProperties: true, description: "The event's data, as recorded." }) data!: Record<string, unknown>;
   @ApiProperty({ type: AuditEventMetadataResponse }) metadata!: AuditEventMetadataResponse;
-  @ApiProperty(HEX64) event_commitment!: string;
-  @ApiProperty({ type: String, nullable: true, ...HEX64, description: 'null for the first event of the stream.' }) previous_event_commitment!: string | null;
+  @ApiProperty(SHA256_HEX) event_commitment!: string;
+  @ApiProperty({ type: String, nullable: true, ...SHA256_HEX, description: 'null for the first event of the stream.' }) previous_event_commitment!: string | null;
 }
 
 @ApiSchema({ name: 'AuditChainBreak' })
 export class AuditChainBreakResponse {
   @ApiProperty(INT64) revision!: string;
-  @ApiProperty(HEX32) event_id!: string;
+  @ApiProperty(HEX32_ID) event_id!: string;
   @ApiProperty() kind!: string;
   @ApiProperty() reason!: string;
   @ApiProperty({ type: String, nullable: true }) expected!: string | null;
@@ -76,9 +75,9 @@ export class AuditEventPageResponse {
 
 @ApiSchema({ name: 'AuditorGrant' })
 export class AuditorGrantResponse {
-  @ApiProperty(HEX32) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ format: 'date-time' }) granted_at!: string;
-  @ApiProperty(HEX32) granted_by!: string;
+  @ApiProperty(HEX32_ID) granted_by!: string;
   @ApiProperty() reason!: string;
   @ApiProperty({ enum: ['AUDITOR'] }) role!: string;
 }
@@ -90,6 +89,6 @@ export class AuditorListResponse {
 
 @ApiSchema({ name: 'AuditorRevocation' })
 export class AuditorRevocationResponse {
-  @ApiProperty(HEX32) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ type: String, enum: [null], nullable: true, description: 'null: the role is gone.' }) role!: null;
 }

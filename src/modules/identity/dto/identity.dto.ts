@@ -5,6 +5,7 @@ import { Equals, IsEmail, IsIn, IsInt, IsNotEmptyObject, IsString, Length, Match
 import { NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 import { STEP_UP_PURPOSES } from '../domain/identity.constants';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../domain/workspace';
+import { hex32Param } from '../../../platform/http/api-properties';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 
@@ -210,35 +211,35 @@ export class RemoveWorkspaceMemberQuery {
 }
 
 export class WorkspaceParam {
-  @ApiProperty({ description: 'The workspace (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The workspace'))
   @Matches(HEX32, { message: 'workspace_id must be 32 lowercase hex characters' })
   workspace_id!: string;
 }
 
 export class WorkspaceMemberParam {
-  @ApiProperty({ description: 'The workspace (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The workspace'))
   @Matches(HEX32, { message: 'workspace_id must be 32 lowercase hex characters' })
   workspace_id!: string;
 
-  @ApiProperty({ description: 'The member profile (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The member profile'))
   @Matches(HEX32, { message: 'profile_uuid must be 32 lowercase hex characters' })
   profile_uuid!: string;
 }
 
 export class SessionParam {
-  @ApiProperty({ description: 'The session (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The session'))
   @Matches(HEX32, { message: 'session_uuid must be 32 lowercase hex characters' })
   session_uuid!: string;
 }
 
 export class EnrollmentParam {
-  @ApiProperty({ description: 'The authenticator enrolment (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The authenticator enrolment'))
   @Matches(HEX32, { message: 'enrollment_uuid must be 32 lowercase hex characters' })
   enrollment_uuid!: string;
 }
 
 export class TenantParam {
-  @ApiProperty({ description: 'The tenant (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The tenant'))
   @Matches(HEX32, { message: 'tenant_uuid must be 32 lowercase hex characters' })
   tenant_uuid!: string;
 }

@@ -1,14 +1,14 @@
 /** What the identity routes answer (response DTOs, named as the seeds name the records): the OpenAPI schemas. */
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { HEX32_ID } from '../../../platform/http/api-properties';
 
-const HEX32 = { pattern: '^[0-9a-f]{32}$' } as const;
 
 /** The seeds' AccountRegistrationReceipt: the same fields whether or not the address was new (no enumeration). */
 @ApiSchema({ name: 'AccountRegistrationReceipt' })
 export class AccountRegistrationReceiptResponse {
-  @ApiProperty(HEX32) registration_id!: string;
-  @ApiProperty({ description: 'Public client identifier.', ...HEX32 }) client_id!: string;
-  @ApiProperty(HEX32) tenant_uuid!: string;
+  @ApiProperty(HEX32_ID) registration_id!: string;
+  @ApiProperty({ description: 'Public client identifier.', ...HEX32_ID }) client_id!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
   @ApiProperty({ enum: ['PENDING_ACTIVATION'], description: 'PENDING_ACTIVATION until the token is consumed.' }) status!: string;
   @ApiProperty({ description: 'The channel name, never the token.', example: 'email' }) activation_delivery!: string;
   @ApiProperty({ format: 'date-time', description: '24 hours after registration.' }) activation_expires_at!: string;
@@ -17,8 +17,8 @@ export class AccountRegistrationReceiptResponse {
 /** The seeds' AccountActivationReceipt. */
 @ApiSchema({ name: 'AccountActivationReceipt' })
 export class AccountActivationReceiptResponse {
-  @ApiProperty(HEX32) registration_id!: string;
-  @ApiProperty(HEX32) tenant_uuid!: string;
+  @ApiProperty(HEX32_ID) registration_id!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
   @ApiProperty({ enum: ['ACTIVE'] }) status!: string;
 }
 
@@ -28,7 +28,7 @@ export class SessionTokenResponse {
   @ApiProperty({ description: 'Opaque bearer token: send it as Authorization: Bearer <access_token>.' }) access_token!: string;
   @ApiProperty({ enum: ['Bearer'] }) token_type!: string;
   @ApiProperty({ type: 'integer', minimum: 1, description: 'Seconds until the token expires.' }) expires_in!: number;
-  @ApiProperty(HEX32) session_id!: string;
+  @ApiProperty(HEX32_ID) session_id!: string;
 }
 
 const DATE_TIME = { format: 'date-time' } as const;
@@ -37,7 +37,7 @@ const NULLABLE_DATE_TIME = { type: String, format: 'date-time', nullable: true }
 /** The seeds' ContactProfile. */
 @ApiSchema({ name: 'ContactProfile' })
 export class ContactProfileResponse {
-  @ApiProperty(HEX32) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ type: String, nullable: true }) email!: string | null;
   @ApiProperty() email_verified!: boolean;
   @ApiProperty({ type: String, nullable: true }) phone!: string | null;
@@ -52,17 +52,17 @@ export class ContactChangeReceiptResponse {
   @ApiProperty({ description: 'The new address, masked.', example: 'r***3@e***.com' }) target_hint!: string;
   @ApiPropertyOptional() delivery_channel?: string;
   @ApiPropertyOptional(DATE_TIME) expires_at?: string;
-  @ApiPropertyOptional(HEX32) profile_uuid?: string;
-  @ApiPropertyOptional(HEX32) request_id?: string;
+  @ApiPropertyOptional(HEX32_ID) profile_uuid?: string;
+  @ApiPropertyOptional(HEX32_ID) request_id?: string;
   @ApiPropertyOptional({ description: 'true: every interactive session was revoked.' }) sessions_revoked?: boolean;
 }
 
 /** The seeds' AccountClosure. Completion must not be inferred from HTTP acceptance alone. */
 @ApiSchema({ name: 'AccountClosure' })
 export class AccountClosureResponse {
-  @ApiProperty(HEX32) request_uuid!: string;
-  @ApiProperty(HEX32) profile_uuid!: string;
-  @ApiProperty(HEX32) tenant_uuid!: string;
+  @ApiProperty(HEX32_ID) request_uuid!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
   @ApiProperty({ enum: ['SCHEDULED', 'BLOCKED', 'CANCELLED', 'COMPLETED'] }) status!: string;
   @ApiProperty() reason_code!: string;
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) version!: number;
@@ -119,7 +119,7 @@ export class AuthenticationDeviceResponse {
 /** The seeds' AuthenticationEvent. */
 @ApiSchema({ name: 'AuthenticationEvent' })
 export class AuthenticationEventResponse {
-  @ApiProperty(HEX32) event_id!: string;
+  @ApiProperty(HEX32_ID) event_id!: string;
   @ApiProperty({ example: 'LOGIN_SUCCEEDED' }) event_type!: string;
   @ApiProperty({ enum: ['SUCCESS', 'FAILURE'] }) outcome!: string;
   @ApiProperty({ example: 'PASSWORD' }) authentication_method!: string;
@@ -174,29 +174,29 @@ export class TokenVerificationResponse {
 
 @ApiSchema({ name: 'SessionRevocation' })
 export class SessionRevocationResponse {
-  @ApiProperty(HEX32) session_id!: string;
+  @ApiProperty(HEX32_ID) session_id!: string;
   @ApiProperty({ enum: ['REVOKED'] }) status!: string;
 }
 
 @ApiSchema({ name: 'Tenant' })
 export class TenantResponse {
-  @ApiProperty(HEX32) tenant_uuid!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ enum: ['OWNER'] }) role_code!: string;
 }
 
 @ApiSchema({ name: 'TenantAuthorityAssignment' })
 export class TenantAuthorityAssignmentResponse {
-  @ApiProperty(HEX32) tenant_uuid!: string;
-  @ApiProperty(HEX32) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ enum: ['TENANT_ADMIN', 'TENANT_MODERATOR'] }) role_code!: string;
   @ApiProperty() reason!: string;
-  @ApiProperty(HEX32) assigned_by_profile_uuid!: string;
+  @ApiProperty(HEX32_ID) assigned_by_profile_uuid!: string;
 }
 
 @ApiSchema({ name: 'TenantAuthority' })
 export class TenantAuthorityResponse {
-  @ApiProperty(HEX32) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ enum: ['OWNER', 'TENANT_ADMIN', 'TENANT_MODERATOR'] }) role_code!: string;
   @ApiProperty(DATE_TIME) assigned_at!: string;
   @ApiProperty({ type: String, nullable: true }) reason!: string | null;
@@ -204,15 +204,15 @@ export class TenantAuthorityResponse {
 
 @ApiSchema({ name: 'TenantAuthorityList' })
 export class TenantAuthorityListResponse {
-  @ApiProperty(HEX32) tenant_uuid!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
   @ApiProperty({ type: [TenantAuthorityResponse] }) items!: TenantAuthorityResponse[];
 }
 
 /** A workspace as its member sees it. */
 @ApiSchema({ name: 'Workspace' })
 export class WorkspaceResponse {
-  @ApiProperty(HEX32) workspace_id!: string;
-  @ApiProperty(HEX32) tenant_uuid!: string;
+  @ApiProperty(HEX32_ID) workspace_id!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ enum: ['OWNER', 'ADMIN', 'MEMBER'] }) role!: string;
   @ApiProperty(DATE_TIME) created!: string;
@@ -231,14 +231,14 @@ export class ActiveWorkspaceResponse {
 
 @ApiSchema({ name: 'WorkspaceMember' })
 export class WorkspaceMemberResponse {
-  @ApiProperty(HEX32) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ enum: ['OWNER', 'ADMIN', 'MEMBER'] }) role!: string;
   @ApiProperty(DATE_TIME) joined_at!: string;
 }
 
 @ApiSchema({ name: 'WorkspaceMemberList' })
 export class WorkspaceMemberListResponse {
-  @ApiProperty(HEX32) workspace_id!: string;
+  @ApiProperty(HEX32_ID) workspace_id!: string;
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 0, description: 'Send it as expected_version to change the membership.' }) version!: number;
   @ApiProperty({ type: [WorkspaceMemberResponse] }) items!: WorkspaceMemberResponse[];
   @ApiPropertyOptional({ description: 'Opaque; absent on the last page.' }) next_cursor?: string;
@@ -247,8 +247,8 @@ export class WorkspaceMemberListResponse {
 /** A membership after a change: added, role changed, removed or left. */
 @ApiSchema({ name: 'WorkspaceMembership' })
 export class WorkspaceMembershipResponse {
-  @ApiProperty(HEX32) workspace_id!: string;
-  @ApiProperty(HEX32) profile_uuid!: string;
+  @ApiProperty(HEX32_ID) workspace_id!: string;
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ type: String, enum: ['OWNER', 'ADMIN', 'MEMBER', null], nullable: true, description: 'null once removed or left.' }) role!: string | null;
   @ApiProperty({ enum: ['ACTIVE', 'REMOVED', 'LEFT'] }) status!: string;
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) version!: number;

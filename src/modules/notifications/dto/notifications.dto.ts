@@ -4,9 +4,10 @@ import { IsIn, Matches } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
 import { Optional } from '../../../platform/http/validation';
 import { NOTIFICATION_SOURCES, NOTIFICATION_STATUSES, NOTIFICATION_TYPES, type AccountNotification, type AccountNotificationPage, type NotificationSource, type NotificationStatus, type NotificationType } from '../domain/notification';
+import { HEX32_ID, hex32Param } from '../../../platform/http/api-properties';
 
 export class NotificationParam {
-  @ApiProperty({ description: 'The notification (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The notification'))
   @Matches(/^[0-9a-f]{32}$/, { message: 'notification_uuid must be 32 lowercase hex characters' })
   notification_uuid!: string;
 }
@@ -21,7 +22,7 @@ export class NotificationListQuery extends PageQuery {
 /** The seeds' AccountNotification as answered (response DTO: the OpenAPI schema, checked against every e2e answer). */
 @ApiSchema({ name: 'AccountNotification' })
 export class AccountNotificationResponse implements AccountNotification {
-  @ApiProperty({ pattern: '^[0-9a-f]{32}$' }) notificationUuid!: string;
+  @ApiProperty(HEX32_ID) notificationUuid!: string;
   @ApiProperty() title!: string;
   @ApiProperty() message!: string;
   @ApiProperty({ enum: Object.keys(NOTIFICATION_TYPES), description: 'Domain event classification.' }) type!: NotificationType;

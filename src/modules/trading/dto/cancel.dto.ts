@@ -2,6 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsString, Length, Matches } from 'class-validator';
 import { NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
+import { hex32Param } from '../../../platform/http/api-properties';
 
 export const MAX_CANCEL_IDS = 500;
 
@@ -47,7 +48,7 @@ export class CancelAllOrdersRequest {
 }
 
 export class OrderIdParam {
-  @ApiProperty({ description: 'The order (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The order'))
   @Matches(/^[0-9a-f]{32}$/, { message: 'order_uuid must be 32 lowercase hex characters' })
   order_uuid!: string;
 }

@@ -2,6 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, Matches } from 'class-validator';
 import { IsDecimalString, NoExtraFields, Optional } from '../../../platform/http/validation';
+import { hex32Param } from '../../../platform/http/api-properties';
 
 export class CreateMarketRequest {
   @ApiProperty({ example: 'BTC-PERP' }) @Matches(/^[A-Z0-9][A-Z0-9-]{1,31}$/, { message: 'market_symbol must be 2-32 upper-case letters, digits and dashes' })
@@ -55,7 +56,7 @@ export class ChangeMarketFlagsRequest {
 }
 
 export class MarketParam {
-  @ApiProperty({ description: 'The market (32 lowercase hex characters).', pattern: '^[0-9a-f]{32}$', example: '0123456789abcdef0123456789abcdef' })
+  @ApiProperty(hex32Param('The market'))
   @Matches(/^[0-9a-f]{32}$/, { message: 'market_uuid must be 32 lowercase hex characters' })
   market_uuid!: string;
 }

@@ -3,9 +3,9 @@
  * answers, named as the seeds name the records where they do (Market); every e2e answer is checked against them.
  */
 import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { HEX32_ID } from '../../../platform/http/api-properties';
 
 const DECIMAL = { type: String, pattern: '^-?[0-9]+(\\.[0-9]+)?$', example: '64000.500000000000000000' } as const;
-const HEX32 = { pattern: '^[0-9a-f]{32}$' } as const;
 
 /** The seeds' Market (one entry per market symbol), with the trading rules an order must meet. */
 @ApiSchema({ name: 'Market' })
@@ -20,7 +20,7 @@ export class MarketResponse {
   @ApiProperty({ type: 'integer' }) market_id!: number;
   @ApiProperty({ description: 'Equals the map key.' }) market_symbol!: string;
   @ApiProperty({ example: 'PERPETUAL' }) market_type!: string;
-  @ApiProperty(HEX32) market_uuid!: string;
+  @ApiProperty(HEX32_ID) market_uuid!: string;
   @ApiProperty({ type: Number, nullable: true, description: 'Largest quantity of one order; null: no maximum.' }) maximum_quantity!: number | null;
   @ApiProperty() minimum_execution_quantity!: number;
   @ApiProperty({ description: 'Spelled exactly so (seeds).' }) mininum_quantity!: number;
@@ -45,7 +45,7 @@ export class MarketListResponse {
 /** An order as placed through the canonical route: the CanonicalOrder fields with its id, status and engine id. */
 @ApiSchema({ name: 'PlacedCanonicalOrder' })
 export class PlacedCanonicalOrderResponse {
-  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty(HEX32_ID) order_uuid!: string;
   @ApiProperty({ enum: ['NEW', 'OPEN', 'FILLED', 'CANCELLED'] }) status!: string;
   @ApiProperty({ enum: ['MTF'] }) venue!: string;
   @ApiProperty({ example: 'BTC-PERP' }) market!: string;
@@ -68,14 +68,14 @@ export class PlacedCanonicalOrderResponse {
 /** One fill of an order, from the order's side. */
 @ApiSchema({ name: 'OrderFill' })
 export class OrderFillResponse {
-  @ApiProperty(HEX32) trade_uuid!: string;
+  @ApiProperty(HEX32_ID) trade_uuid!: string;
   @ApiProperty() market!: string;
   @ApiProperty(DECIMAL) price!: string;
   @ApiProperty(DECIMAL) size!: string;
   @ApiProperty({ enum: ['BUY', 'SELL'] }) taker_side!: string;
   @ApiProperty({ enum: ['BUY', 'SELL'] }) side!: string;
   @ApiProperty({ enum: ['MAKER', 'TAKER'] }) role!: string;
-  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty(HEX32_ID) order_uuid!: string;
   @ApiProperty({ format: 'date-time' }) executed_at!: string;
 }
 
@@ -96,7 +96,7 @@ export class CanonicalOrderStateResponse extends PlacedCanonicalOrderResponse {
 /** The answer to cancelling one order. */
 @ApiSchema({ name: 'OrderCancellationReceipt' })
 export class OrderCancellationReceiptResponse {
-  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty(HEX32_ID) order_uuid!: string;
   @ApiProperty({ enum: ['MTF'] }) venue!: string;
   @ApiProperty({ description: 'The order status after the request.' }) status!: string;
   @ApiProperty({ description: 'The engine was asked to cancel (or already had).' }) cancellation_attempted!: boolean;
@@ -132,18 +132,18 @@ export class OrderResponse {
   @ApiProperty({ type: 'integer', enum: [0, 1] }) fill_or_kill!: number;
   @ApiProperty({ type: 'integer', enum: [0, 1] }) immediate_or_cancel!: number;
   @ApiProperty({ ...DECIMAL18, nullable: true, description: 'null for market orders.' }) limit_price!: string | null;
-  @ApiProperty(HEX32) liquidity_pool!: string;
+  @ApiProperty(HEX32_ID) liquidity_pool!: string;
   @ApiProperty({ example: 'PERPETUAL' }) market!: string;
   @ApiProperty({ type: String, nullable: true, description: 'Always null (its other type is not shown in the seeds).' }) on_stop_loss!: null;
   @ApiProperty({ description: 'Hyphenated UUID.', format: 'uuid' }) order_group!: string;
   @ApiProperty({ type: String, nullable: true, description: '`<number>_<number>`; null while NEW.' }) order_sequence!: string | null;
   @ApiProperty(DECIMAL18) order_size!: string;
-  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty(HEX32_ID) order_uuid!: string;
   @ApiProperty({ description: 'The numeric market_id, as a string.' }) quote_currency!: string;
   @ApiProperty({ enum: ['NEW', 'OPEN', 'CANCELLED', 'FILLED'] }) status!: string;
   @ApiProperty({ type: [String], description: '32-hex trade ids; empty when none.' }) trades!: string[];
   @ApiProperty({ description: 'HTTP-date.' }) updated!: string;
-  @ApiProperty(HEX32) vault_uuid!: string;
+  @ApiProperty(HEX32_ID) vault_uuid!: string;
 }
 
 /** `{ response: [Order, ...], success }` (seeds 000, list orders); the next page's cursor is in X-Next-Cursor. */
@@ -166,7 +166,7 @@ export class CancellationRecordResponse {
   @ApiProperty() cancellation_attempted!: boolean;
   @ApiProperty({ type: 'integer' }) market_id!: number;
   @ApiProperty({ type: 'integer' }) matching_engine_client_id!: number;
-  @ApiProperty(HEX32) order_uuid!: string;
+  @ApiProperty(HEX32_ID) order_uuid!: string;
   @ApiProperty({ description: 'The engine id; empty before the engine accepted the order.' }) pmx_id!: string;
 }
 
@@ -285,7 +285,7 @@ export class MarketHistoryResultResponse {
 @ApiSchema({ name: 'Position' })
 export class PositionResponse {
   @ApiProperty() market!: string;
-  @ApiProperty(HEX32) market_uuid!: string;
+  @ApiProperty(HEX32_ID) market_uuid!: string;
   @ApiProperty({ enum: ['LONG', 'SHORT', 'FLAT'] }) side!: string;
   @ApiProperty({ ...DECIMAL, description: 'Absolute size.' }) quantity!: string;
   @ApiProperty({ ...DECIMAL, description: '> 0 long, < 0 short.' }) signed_quantity!: string;
