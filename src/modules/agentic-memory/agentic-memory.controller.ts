@@ -4,7 +4,7 @@
  */
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { pageLimit, PageQuery } from '../../platform/http/pagination';
@@ -17,8 +17,11 @@ import {
 } from './dto/agentic-memory.dto';
 import { memoryEnvelope, type MemoryEnvelope } from './envelope';
 import { GetCollection, GetManifest, GetRequest, ListCollections, ListInbox, ListItems, ListOwnRequests } from './queries';
-import { ApiErrors } from '../../platform/http/openapi';
-import { AgenticMemoryRequestReceiptEnvelope, AgenticMemoryRequestStatusEnvelope } from './dto/responses.dto';
+import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
+import {
+  AgenticMemoryCollectionEnvelope, AgenticMemoryCollectionPageEnvelope, AgenticMemoryCollectionReceiptEnvelope, AgenticMemoryInboxPageEnvelope, AgenticMemoryItemEnvelope,
+  AgenticMemoryItemPageEnvelope, AgenticMemoryManifestEnvelope, AgenticMemoryRequestReceiptEnvelope, AgenticMemoryRequestStatusEnvelope, AgenticMemoryRequestStatusPageEnvelope,
+} from './dto/responses.dto';
 
 const PAGE = { default: 50, max: 200 };
 const version = (q: VersionQuery): number | undefined => (q.version === undefined ? undefined : Number(q.version));
@@ -43,6 +46,8 @@ export class AgenticMemoryController {
   @Post('collections')
   @ApiOperation({ summary: 'Create a collection for a workspace you own or administer; it starts at version 1, the empty list.' })
   @ApiErrors(404)
+  @ApiCreatedResponse({ type: AgenticMemoryCollectionEnvelope })
+  @ApiPendingReadBack(AgenticMemoryCollectionReceiptEnvelope)
   async createCollection(@Body() body: AgenticMemoryCollectionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const id: string = await this.commandBus.execute(new CreateCollection(principal, body));
     return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
@@ -51,18 +56,22 @@ export class AgenticMemoryController {
   @Get('collections')
   @ApiOperation({ summary: 'The catalogue: LISTED collections you have access to (or, with workspace_uuid, all of a workspace of yours).' })
   @ApiErrors(404)
+  @ApiOkResponse({ type: AgenticMemoryCollectionPageEnvelope })
   listCollections(@Query() q: CatalogueQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListCollections(principal, { workspace_uuid: q.workspace_uuid, category: q.category }, pageLimit(q.limit, PAGE), q.cursor));
   }
 
   @Get('collections/:collection')
   @ApiOperation({ summary: 'A collection by id or slug: its approved projections at the current version (or ?version=n).' })
+  @ApiOkResponse({ type: AgenticMemoryCollectionEnvelope })
   getCollection(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetCollection(principal, p.collection, version(q)));
   }
 
   @Patch('collections/:collection')
   @ApiOperation({ summary: 'Change settings, access and discovery, the selected workspaces and the invited principals.' })
+  @ApiOkResponse({ type: AgenticMemoryCollectionEnvelope })
+  @ApiPendingReadBack(AgenticMemoryCollectionReceiptEnvelope)
   async updateCollection(@Param() p: CollectionParam, @Body() body: AgenticMemoryCollectionUpdate, @CurrentPrincipal() principal: Principal): Promise<object> {
     const id: string = await this.commandBus.execute(new UpdateCollection(principal, p.collection, body));
     return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
@@ -70,6 +79,7 @@ export class AgenticMemoryController {
 
   @Get('collections/:collection/manifest')
   @ApiOperation({ summary: 'The collection manifest (SERVICE_AGENTIC_MEMORY_MANIFEST_V1), with commitments and, when configured, an Ed25519 signature.' })
+  @ApiOkResponse({ type: AgenticMemoryManifestEnvelope })
   getManifest(@Param() p: CollectionParam, @Query() q: VersionQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetManifest(principal, p.collection, version(q)));
   }
@@ -77,6 +87,8 @@ export class AgenticMemoryController {
   @Post('collections/:collection/publish')
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish the next version: every approved object, committed to by SHA-256 over the canonical projection list.' })
+  @ApiOkResponse({ type: AgenticMemoryCollectionEnvelope })
+  @ApiPendingReadBack(AgenticMemoryCollectionReceiptEnvelope)
   async publishCollection(@Param() p: CollectionParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     const published: { collection_uuid: string; version: number } = await this.commandBus.execute(new PublishVersion(principal, p.collection));
     return this.readBack(new GetCollection(principal, published.collection_uuid, published.version), () => ({ ...published }));
@@ -86,12 +98,14 @@ export class AgenticMemoryController {
 
   @Post('collections/:collection/items')
   @ApiOperation({ summary: 'Add a memory object (pending until approved); source_id and payload stay private.' })
+  @ApiCreatedResponse({ type: AgenticMemoryItemEnvelope })
   async addItem(@Param() p: CollectionParam, @Body() body: AgenticMemoryItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
     return memoryEnvelope(await this.commandBus.execute(new AddItem(principal, p.collection, body)));
   }
 
   @Get('collections/:collection/items')
   @ApiOperation({ summary: "The collection's memory objects as the publishing workspace sees them (with private provenance), oldest first." })
+  @ApiOkResponse({ type: AgenticMemoryItemPageEnvelope })
   listItems(@Param() p: CollectionParam, @Query() q: ItemListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListItems(principal, p.collection, q.state, pageLimit(q.limit, PAGE), q.cursor));
   }
@@ -99,6 +113,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/items/:object_uuid/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve a pending memory object for the next version.' })
+  @ApiOkResponse({ type: AgenticMemoryItemEnvelope })
   async approveItem(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
     return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'APPROVE', body.reason ?? null)));
   }
@@ -106,6 +121,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/items/:object_uuid/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject a pending memory object.' })
+  @ApiOkResponse({ type: AgenticMemoryItemEnvelope })
   async rejectItem(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
     return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'REJECT', body.reason ?? null)));
   }
@@ -113,6 +129,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/items/:object_uuid/withdraw')
   @HttpCode(200)
   @ApiOperation({ summary: 'Take an approved object out of the next version (published versions keep it).' })
+  @ApiOkResponse({ type: AgenticMemoryItemEnvelope })
   async withdrawItem(@Param() p: ObjectParam, @Body() body: ReviewItemRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<MemoryItem>> {
     return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'WITHDRAW', body.reason ?? null)));
   }
@@ -129,12 +146,14 @@ export class AgenticMemoryController {
 
   @Get('collections/:collection/requests')
   @ApiOperation({ summary: 'Your own requests to this collection, newest first.' })
+  @ApiOkResponse({ type: AgenticMemoryRequestStatusPageEnvelope })
   listOwnRequests(@Param() p: CollectionParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListOwnRequests(principal, p.collection, pageLimit(q.limit, PAGE), q.cursor));
   }
 
   @Get('collections/:collection/inbox')
   @ApiOperation({ summary: "The publishing workspace's durable inbox: requests in one state (OPEN by default), oldest first." })
+  @ApiOkResponse({ type: AgenticMemoryInboxPageEnvelope })
   listRequestInbox(@Param() p: CollectionParam, @Query() q: InboxQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListInbox(principal, p.collection, q.state ?? 'OPEN', pageLimit(q.limit, PAGE), q.cursor));
   }

@@ -3,7 +3,7 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Patch, Post, P
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AiWalletIntentEvaluation } from './dto/ai-wallets.dto';
 import type { FastifyReply } from 'fastify';
 import { IsIn, Matches } from 'class-validator';
@@ -19,8 +19,12 @@ import {
   ReviewApprovalRequest, SettleIntentRequest, WorkloadTokenRequest,
 } from './dto/ai-wallets.dto';
 import { GetBinding, GetBudget, GetIntent, GetPolicy, ListActivity, ListApprovals, ListBindings, ListIntents, VerifyActivity } from './queries';
-import { ApiErrors } from '../../platform/http/openapi';
-import { AiWalletActivityVerificationResponse, AiWalletBudgetResponse, AiWalletExecutionModeResponse, AiWalletPolicyResponse, WorkloadTokenResponse } from './dto/responses.dto';
+import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
+import {
+  AiWalletActivityPageResponse, AiWalletActivityVerificationResponse, AiWalletApprovalListResponse, AiWalletApprovalResponse, AiWalletBindingListResponse, AiWalletBindingResponse,
+  AiWalletBindingStateReceiptResponse, AiWalletBudgetResponse, AiWalletExecutionModeResponse, AiWalletIntentListResponse, AiWalletIntentResponse, AiWalletPolicyReceiptResponse,
+  AiWalletPolicyResponse, CreatedAiWalletBindingResponse, PendingAiWalletBindingResponse, WorkloadTokenResponse,
+} from './dto/responses.dto';
 
 const PAGE = { default: 50, max: 200 };
 
@@ -59,6 +63,8 @@ export class AiWalletsController {
   @SecretResponse()
   @ApiOperation({ summary: 'Create a binding; the answer carries the workload client secret, once.' })
   @ApiErrors(404)
+  @ApiCreatedResponse({ type: CreatedAiWalletBindingResponse })
+  @ApiPendingReadBack(PendingAiWalletBindingResponse)
   async createBinding(@Body() body: CreateBindingRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const created: CreatedBinding = await this.commandBus.execute(new CreateBinding(principal, body));
     // The secret is shown once: it goes out even when the read model lags (202).
@@ -69,21 +75,25 @@ export class AiWalletsController {
   @Get('bindings')
   @ApiOperation({ summary: 'The AI-agent wallet bindings of your workspace.' })
   @ApiErrors(404)
+  @ApiOkResponse({ type: AiWalletBindingListResponse })
   listBindings(@Query() query: BindingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListBindings(principal, query.workspace_uuid, pageLimit(query.limit, PAGE), query.cursor));
   }
 
   @Get('bindings/:binding_uuid')
   @ApiOperation({ summary: 'A binding with its policy and budget.' })
+  @ApiOkResponse({ type: AiWalletBindingResponse })
   getBinding(@Param() p: BindingParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetBinding(principal, p.binding_uuid));
   }
 
   @Patch('bindings/:binding_uuid')
   @ApiOperation({ summary: 'Suspend, reactivate or revoke a binding.' })
+  @ApiOkResponse({ type: AiWalletBindingResponse })
+  @ApiPendingReadBack(AiWalletBindingStateReceiptResponse)
   async changeBindingState(@Param() p: BindingParam, @Body() body: ChangeBindingStateRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     await this.commandBus.execute(new ChangeBindingState(principal, p.binding_uuid, body.state, body.state_reason));
-    return this.readBack(new GetBinding(principal, p.binding_uuid), () => ({ binding_uuid: p.binding_uuid }));
+    return this.readBack(new GetBinding(principal, p.binding_uuid), () => ({ binding_uuid: p.binding_uuid, state: body.state, state_reason: body.state_reason }));
   }
 
   @Get('bindings/:binding_uuid/policy')
@@ -96,6 +106,7 @@ export class AiWalletsController {
   @Put('bindings/:binding_uuid/policy')
   @ApiOperation({ summary: 'Publish the next policy version (earlier versions stay readable with ?version=).' })
   @ApiOkResponse({ type: AiWalletPolicyResponse })
+  @ApiPendingReadBack(AiWalletPolicyReceiptResponse)
   async publishPolicy(@Param() p: BindingParam, @Body() body: AiWalletPolicyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const version: number = await this.commandBus.execute(new PublishPolicy(principal, p.binding_uuid, policyTerms(body)));
     return this.readBack(new GetPolicy(principal, p.binding_uuid, version), () => ({ binding_uuid: p.binding_uuid, version }));
@@ -121,8 +132,8 @@ export class AiWalletsController {
   @Post('bindings/:binding_uuid/intents')
   @WorkloadAllowed()
   @ApiOperation({ summary: 'Live intent (needs Idempotency-Key and a complete rationale); an accepted one reserves budget.' })
-  @ApiResponse({ status: 201, description: 'The intent, decided (an accepted one reserves budget).' })
-  @ApiResponse({ status: 200, description: 'The intent this Idempotency-Key already created on this binding: nothing new was decided.' })
+  @ApiResponse({ status: 201, type: AiWalletIntentResponse, description: 'The intent, decided (an accepted one reserves budget).' })
+  @ApiResponse({ status: 200, type: AiWalletIntentResponse, description: 'The intent this Idempotency-Key already created on this binding: nothing new was decided.' })
   async createIntent(
     @Param() p: BindingParam,
     @Body() body: AiWalletIntentEvaluationRequest,
@@ -137,12 +148,14 @@ export class AiWalletsController {
 
   @Get('bindings/:binding_uuid/intents')
   @ApiOperation({ summary: 'A binding\'s intents, newest first.' })
+  @ApiOkResponse({ type: AiWalletIntentListResponse })
   listIntents(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListIntents(principal, p.binding_uuid, pageLimit(q.limit, PAGE), q.cursor));
   }
 
   @Get('intents/:intent_uuid')
   @ApiOperation({ summary: 'One intent with its decision and state.' })
+  @ApiOkResponse({ type: AiWalletIntentResponse })
   getIntent(@Param() p: IntentParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetIntent(principal, p.intent_uuid));
   }
@@ -150,12 +163,14 @@ export class AiWalletsController {
   @Post('intents/:intent_uuid/settle')
   @HttpCode(200)
   @ApiOperation({ summary: 'Records an approved intent as settled outside the platform (its transaction hash); its reservation then counts for good.' })
+  @ApiOkResponse({ type: AiWalletIntentResponse })
   settleIntent(@Param() p: IntentParam, @Body() body: SettleIntentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new SettleIntent(principal, p.intent_uuid, body.transaction_hash));
   }
 
   @Get('bindings/:binding_uuid/approvals')
   @ApiOperation({ summary: 'A binding\'s intents waiting for a person\'s approval.' })
+  @ApiOkResponse({ type: AiWalletApprovalListResponse })
   listApprovals(@Param() p: BindingParam, @Query() q: ApprovalListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListApprovals(principal, p.binding_uuid, q.state, pageLimit(q.limit, PAGE), q.cursor));
   }
@@ -163,6 +178,7 @@ export class AiWalletsController {
   @Post('approvals/:approval_uuid/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve an intent that waits for a person.' })
+  @ApiOkResponse({ type: AiWalletApprovalResponse })
   approveIntent(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new ReviewApproval(principal, p.approval_uuid, true, body.reason ?? null));
   }
@@ -170,6 +186,7 @@ export class AiWalletsController {
   @Post('approvals/:approval_uuid/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject an intent that waits for a person; its reservation is released.' })
+  @ApiOkResponse({ type: AiWalletApprovalResponse })
   rejectIntent(@Param() p: ApprovalParam, @Body() body: ReviewApprovalRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new ReviewApproval(principal, p.approval_uuid, false, body.reason ?? null));
   }
@@ -191,6 +208,7 @@ export class AiWalletsController {
 
   @Get('bindings/:binding_uuid/activity')
   @ApiOperation({ summary: 'A binding\'s activity (its events), oldest first, paged.' })
+  @ApiOkResponse({ type: AiWalletActivityPageResponse })
   listActivity(@Param() p: BindingParam, @Query() q: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListActivity(principal, p.binding_uuid, pageLimit(q.limit, PAGE), q.cursor));
   }

@@ -8,7 +8,7 @@
  * - one tag per module, described.
  */
 import type { INestApplication } from '@nestjs/common';
-import { ApiExtension, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { STATUS_OF } from '../errors';
 import { PUBLIC_EXTENSION, SECRET_RESPONSE_EXTENSION } from './public.decorator';
 import { CLOSED_SHAPES } from './validation';
@@ -33,6 +33,16 @@ const ERRORS_EXTENSION = 'x-platform-errors';
  * throttle applies, 404 for an id in the query or body. Each is the error envelope.
  */
 export const ApiErrors = (...statuses: Array<401 | 403 | 404 | 409 | 422 | 429>): MethodDecorator => ApiExtension(ERRORS_EXTENSION, statuses) as MethodDecorator;
+
+const READ_BACK_PENDING = 'Done, but a read model the command affects had not caught up within READ_YOUR_WRITES_TIMEOUT_MS';
+
+/**
+ * The 202 of a command whose answer is read back from a read model that had not caught up: its body is what the
+ * command itself knows (`type`), not the record; X-Position read back as X-Min-Position gives the record. Without
+ * this the 202 declares the same body as the 200/201 (a command that answers from its own result).
+ */
+export const ApiPendingReadBack = (type: new () => object): MethodDecorator =>
+  ApiResponse({ status: 202, type, description: `${READ_BACK_PENDING}: what the command knows; send X-Position as X-Min-Position to read the record back.` });
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -215,7 +225,7 @@ function applyConventions(path: string, method: string, operation: OperationShap
   const success = Object.keys(responses).find((s) => s === '200' || s === '201');
   if (command && success && !responses['202']) {
     responses['202'] = {
-      description: 'Done, but a read model the command affects had not caught up within READ_YOUR_WRITES_TIMEOUT_MS: the same body; send X-Position as X-Min-Position to read it back.',
+      description: `${READ_BACK_PENDING}: the same body; send X-Position as X-Min-Position to read it back.`,
       headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' }, 'X-Position': { $ref: '#/components/headers/XPosition' } },
       ...(responses[success].content ? { content: responses[success].content } : {}),
     };

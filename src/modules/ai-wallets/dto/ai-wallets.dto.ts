@@ -3,7 +3,7 @@
  * says so; sign, zero, exponent and digits beyond the asset's smallest unit are checked against the asset after
  * validation (the asset decides the precision).
  */
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { IsDecimalString, NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
@@ -34,6 +34,8 @@ export class ApprovalParam {
   approval_uuid!: string;
 }
 
+/** The seeds' AiWalletAssetBudget: written in a policy and read back in it. */
+@ApiSchema({ name: 'AiWalletAssetBudget' })
 export class AiWalletAssetBudgetDto {
   @ApiProperty({ example: 'ETH' }) @IsString() @Length(1, 16)
   asset_code!: string;
@@ -123,6 +125,7 @@ export class ChangeBindingStateRequest {
   state_reason!: string;
 }
 
+@ApiSchema({ name: 'AiWalletDestination' })
 export class AiWalletDestinationDto {
   @ApiProperty({ enum: ['ADDRESS', 'PROFILE', 'MERCHANT', 'CONTRACT'] }) @IsIn(['ADDRESS', 'PROFILE', 'MERCHANT', 'CONTRACT'])
   type!: 'ADDRESS' | 'PROFILE' | 'MERCHANT' | 'CONTRACT';
@@ -131,6 +134,8 @@ export class AiWalletDestinationDto {
   id!: string;
 }
 
+/** The seeds' AiWalletRationale: written with a live intent and read back in it. */
+@ApiSchema({ name: 'AiWalletRationale' })
 export class AiWalletRationaleDto {
   @ApiProperty({ example: 'agent-rationale/v1' }) @IsString() @Length(1, 64)
   schema!: string;
@@ -208,6 +213,7 @@ export class WorkloadTokenRequest {
 // --- responses --------------------------------------------------------------------------------------------------
 
 /** AiWalletBudgetLedger (seeds): decimal strings; asset_code and currency may be null (no policy to name them). */
+@ApiSchema({ name: 'AiWalletBudgetLedger' })
 export class AiWalletBudgetLedgerView {
   @ApiProperty({ example: 'RESERVE_ON_ACCEPT' }) accounting_model!: string;
   @ApiProperty({ example: '1' }) max_single_amount!: string;
@@ -222,6 +228,7 @@ export class AiWalletBudgetLedgerView {
   @ApiProperty({ type: String, nullable: true, required: false }) currency?: string | null;
 }
 
+@ApiSchema({ name: 'AiWalletProjectedBudget' })
 export class AiWalletProjectedBudgetView {
   @ApiProperty({ example: '0.5' }) daily_committed!: string;
   @ApiProperty({ example: '0.5' }) monthly_committed!: string;
