@@ -92,6 +92,11 @@ describe('collections, objects and versions', () => {
     expect(v3.version).toBe(3);
     expect(v3.memories.map((m: any) => m.object_uuid)).toEqual([b.object_uuid]);
     expect(v3.commitment).toBe(commitmentOf(v3.memories));
+    // Rejected: never in a version, and a rejection is final.
+    const rejected = envelope(await call('POST', `${M}/collections/${id}/items/${pending.object_uuid}/reject`, owner.headers, { reason: 'Not confirmed by the bank.' }));
+    expect(rejected).toMatchObject({ object_uuid: pending.object_uuid, state: 'REJECTED', review_reason: 'Not confirmed by the bank.', reviewed_by_profile_uuid: owner.profile_uuid });
+    expect((await call('POST', `${M}/collections/${id}/items/${pending.object_uuid}/approve`, owner.headers, {})).status).toBe(409);
+    expect((await call('POST', `${M}/collections/${id}/publish`, owner.headers, {})).status).toBe(409);
     const old = await call('GET', `${M}/collections/${id}?version=2`, agent.headers);
     expect(envelope(old)).toMatchObject({ version: 2, commitment: v2.commitment, memories: v2.memories });
     expect(old.json.meta.latest_version).toBe(3);

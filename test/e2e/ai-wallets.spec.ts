@@ -202,6 +202,21 @@ describe('evaluation and live intents', () => {
     expect(budget.json).toMatchObject({ daily_committed: '0.2', active_intent_count: 1 });
   });
 
+  it("lists a binding's intents newest first, paged, to its workspace and not to a stranger", async () => {
+    const { binding, agent } = await newBinding();
+    const url = `/api/v1/ai-wallets/bindings/${binding.binding_uuid}/intents`;
+    const made: string[] = [];
+    for (const [i, amount] of ['0.1', '0.2', '0.3'].entries()) made.push((await call('POST', url, { ...agent, 'idempotency-key': `list-${i}` }, intentBody(amount))).json.intent_uuid);
+    const first = await call('GET', `${url}?limit=2`, owner);
+    expect(first.status).toBe(200);
+    expect(first.json.items.map((i: { intent_uuid: string }) => i.intent_uuid)).toEqual([made[2], made[1]]);
+    expect(first.json.items[0]).toMatchObject({ amount: '0.3', state: 'PENDING_APPROVAL', binding_uuid: binding.binding_uuid });
+    const rest = await call('GET', `${url}?limit=2&cursor=${first.json.next_cursor}`, owner);
+    expect(rest.json.items.map((i: { intent_uuid: string }) => i.intent_uuid)).toEqual([made[0]]);
+    expect(rest.json.next_cursor).toBeUndefined();
+    expect((await call('GET', url, stranger)).status).toBe(404);
+  });
+
   it('50 concurrent live intents against a budget that fits 10: exactly 10 reserved', async () => {
     const { binding, agent } = await newBinding(policy({ daily_limit: '1', max_single_amount: '0.1', autonomous_threshold: '0.1' }));
     const url = `/api/v1/ai-wallets/bindings/${binding.binding_uuid}/intents`;
@@ -354,6 +369,9 @@ describe('approvals, expiry and execution mode', () => {
     const sup = await call('PUT', `/api/v1/ai-wallets/bindings/${b}/execution-mode`, owner, { mode: 'SUPERVISED', state_reason: 'Small top-ups may go alone' });
     expect(sup.status).toBe(200);
     expect(sup.json).toMatchObject({ mode: 'SUPERVISED', mode_version: 2, autonomous_available: false });
+    const read = await call('GET', `/api/v1/ai-wallets/bindings/${b}/execution-mode`, owner);
+    expect(read.status).toBe(200);
+    expect(read.json).toEqual(sup.json);
     const small = await call('POST', `/api/v1/ai-wallets/bindings/${b}/intents`, { ...agent, 'idempotency-key': 's1' }, intentBody('0.1'));
     expect(small.json).toMatchObject({ state: 'POLICY_APPROVED', decision_code: 'ALLOWED' });
     const big = await call('POST', `/api/v1/ai-wallets/bindings/${b}/intents`, { ...agent, 'idempotency-key': 's2' }, intentBody('0.2'));

@@ -99,6 +99,27 @@ describe('the OpenAPI document', () => {
     expect(envelope.properties.error.properties.code.enum).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'RULE_VIOLATION', 'IDEMPOTENCY_KEY_REUSED']));
   });
 
+  it('types every success answer of the platform: each 2xx a JSON body of a named schema, so a generated client returns a type, not void', () => {
+    // The committed document (the platform's modules, without the suites' test-only routes).
+    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+    const problems: string[] = [];
+    let answers = 0;
+    for (const item of Object.values(committed.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!METHODS.includes(method)) continue;
+        for (const [status, r] of Object.entries(op.responses)) {
+          if (!status.startsWith('2')) continue;
+          answers += 1;
+          const ref = (r.content as { 'application/json'?: { schema?: { $ref?: string } } } | undefined)?.['application/json']?.schema?.$ref;
+          if (!ref) problems.push(`${op.operationId} ${status}: no JSON schema of a named component`);
+          else if (!committed.components.schemas[ref.split('/').pop() as string]) problems.push(`${op.operationId} ${status}: ${ref} is not a component`);
+        }
+      }
+    }
+    expect(answers).toBeGreaterThan(140);
+    expect(problems).toEqual([]);
+  });
+
   it('closes the shapes the seeds mark "no extra fields" (additionalProperties: false), and the server refuses an unknown field there', async () => {
     const schemas = (doc as unknown as { components: { schemas: Record<string, { additionalProperties?: unknown }> } }).components.schemas;
     expect(CLOSED_SHAPES.size).toBeGreaterThan(15);

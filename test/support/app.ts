@@ -47,6 +47,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
  * Every response of `app.inject` is checked against the OpenAPI document the app serves (openapi-check.ts): a status
  * the operation does not declare, or a body that does not match its declared schema, fails the request's test.
  * OPENAPI_CHECK=collect writes the mismatches to OPENAPI_CHECK_FILE instead (to survey them), =off skips the check.
+ * OPENAPI_COVERAGE=<file> appends `operationId status` of every answer, to find operations no test reaches
+ * (test/infra/openapi/coverage.sh).
  */
 async function checkResponsesAgainstOpenApi(app: NestFastifyApplication): Promise<void> {
   const mode = process.env.OPENAPI_CHECK ?? 'fail';
@@ -64,6 +66,8 @@ async function checkResponsesAgainstOpenApi(app: NestFastifyApplication): Promis
       const problem = checker.check(o.method ?? 'GET', o.url ?? o.path ?? '/', response.statusCode, response.body, response.headers['content-type'] as string | undefined);
       const untyped = process.env.OPENAPI_SAMPLES && response.statusCode < 300 ? checker.untyped(o.method ?? 'GET', o.url ?? o.path ?? '/', response.statusCode) : null;
       if (untyped) appendFileSync(process.env.OPENAPI_SAMPLES as string, `${untyped} ${response.statusCode} ${response.body.slice(0, 3000)}\n`);
+      const operation = process.env.OPENAPI_COVERAGE ? checker.operationOf(o.method ?? 'GET', o.url ?? o.path ?? '/') : null;
+      if (operation) appendFileSync(process.env.OPENAPI_COVERAGE as string, `${operation} ${response.statusCode}\n`);
       if (problem) {
         if (mode === 'collect') appendFileSync(process.env.OPENAPI_CHECK_FILE ?? join(tmpdir(), 'openapi-violations.txt'), `${problem.slice(0, 400)}\n`);
         else throw new Error(`response does not match the OpenAPI document: ${problem}`);

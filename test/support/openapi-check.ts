@@ -26,6 +26,8 @@ export interface ResponseCheck {
   check(method: string, url: string, status: number, body: string, contentType: string | undefined): string | null;
   /** The operationId when the document declares this status without a body schema (a body still to be typed). */
   untyped(method: string, url: string, status: number): string | null;
+  /** The operationId this request reaches, or null (not an API operation). */
+  operationOf(method: string, url: string): string | null;
 }
 
 export function openApiResponseCheck(document: Document): ResponseCheck {
@@ -49,6 +51,9 @@ export function openApiResponseCheck(document: Document): ResponseCheck {
 
   const find = (method: string, url: string) => routes.find((r) => r.pattern.test(url.split('?')[0]) && r.item[method.toLowerCase()])?.item[method.toLowerCase()];
   return {
+    operationOf(method, url) {
+      return find(method, url)?.operationId ?? null;
+    },
     untyped(method, url, status) {
       const operation = find(method, url);
       const declared = operation?.responses[String(status)];
