@@ -11,6 +11,9 @@ import type { Clock } from '../../src/platform/clock';
 import { TestLedgerModule } from './test-ledger/ledger.module';
 import { testLedgerReadModel } from './test-ledger/ledger.read-model';
 import { openApiResponseCheck } from './openapi-check';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { unclassifiedPaths } from '../../src/platform/privacy/field-classes';
+import './test-ledger/ledger.domain';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -37,10 +40,24 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     config,
     logs,
     async close() {
+      const unclassified = await unclassifiedFieldsOf(app.get<EventStore>(EVENT_STORE));
       await app.close();
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+      if (unclassified.length > 0) throw new Error(`events appended with fields that have no privacy class (src/platform/privacy/field-classes.ts): ${unclassified.join(', ')}`);
     },
   };
+}
+
+/**
+ * Every event the suite's app appended, checked against the privacy classes its module declares (docs/privacy.md):
+ * the event types and field paths that have none. Run when the app closes, so every suite checks what it wrote.
+ */
+async function unclassifiedFieldsOf(store: EventStore): Promise<string[]> {
+  const missing = new Set<string>();
+  for (let after: bigint | undefined, page; (page = await store.readAll({ after, maxCount: 2000 })).length > 0; after = page[page.length - 1].position) {
+    for (const e of page) for (const path of unclassifiedPaths(e.type, e.data)) missing.add(path);
+  }
+  return [...missing].sort();
 }
 
 /**

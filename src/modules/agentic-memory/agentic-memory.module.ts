@@ -9,6 +9,8 @@ import { MemorySigner } from './memory-signer';
 import {
   GetCollectionHandler, GetManifestHandler, GetRequestHandler, ListCollectionsHandler, ListInboxHandler, ListItemsHandler, ListOwnRequestsHandler,
 } from './queries';
+// The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
+import './domain/privacy';
 
 @Module({
   controllers: [AgenticMemoryController],

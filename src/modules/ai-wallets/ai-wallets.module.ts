@@ -10,6 +10,8 @@ import {
   GetBindingHandler, GetBudgetHandler, GetIntentHandler, GetPolicyHandler, ListActivityHandler, ListApprovalsHandler, ListBindingsHandler, ListIntentsHandler, VerifyActivityHandler,
 } from './queries';
 import { WalletAccess } from './wallet-access';
+// The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
+import './domain/privacy';
 
 @Module({
   controllers: [AiWalletsController, WorkloadTokenController],

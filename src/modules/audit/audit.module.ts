@@ -9,6 +9,8 @@ import { AuditController } from './audit.controller';
 import { GrantAuditorHandler, RevokeAuditorHandler } from './audit.commands';
 import { AuditAccess, GetLatestCheckpointHandler, ListAuditorsHandler, ListStreamEventsHandler } from './audit.queries';
 import { AuditCheckpointer } from './checkpointer';
+// The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
+import './domain/privacy';
 
 @Module({
   controllers: [AuditController],

@@ -44,6 +44,8 @@ import {
 } from './queries/identity.queries';
 import { IsTenantMemberHandler } from './queries/tenant-membership';
 import { AddWorkspaceMemberHandler, ChangeWorkspaceMemberRoleHandler, LeaveWorkspaceHandler, RemoveWorkspaceMemberHandler } from './commands/workspace-members.commands';
+// The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
+import './domain/privacy';
 
 // Global: every module's guards reach the PrincipalResolver and StepUpVerifier it exports.
 @Global()

@@ -6,6 +6,8 @@ import { Module } from '@nestjs/common';
 import { ArchiveNotificationHandler, MarkAllNotificationsReadHandler, MarkNotificationReadHandler } from './commands';
 import { NotificationsController } from './notifications.controller';
 import { CountUnreadHandler, GetNotificationHandler, ListNotificationsHandler } from './queries';
+// The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
+import './domain/privacy';
 
 @Module({
   controllers: [NotificationsController],

@@ -14,6 +14,8 @@ import { CanonicalTradingController } from './canonical.controller';
 import { TRADING_READ_PROVIDERS } from './reads';
 import { MtfReadController, TradingPositionsController } from './trading-read.controller';
 import { ListOrdersHandler, PlaceOrderHandler } from './orders';
+// The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
+import './domain/privacy';
 
 @Module({
   controllers: [MtfController, MtfReadController, CanonicalTradingController, TradingPositionsController],

@@ -4,6 +4,7 @@
  */
 import { RuleViolation, StateConflict } from '../../../src/platform/errors';
 import type { Decider } from '../../../src/platform/command/decider';
+import { declareEventClasses } from '../../../src/platform/privacy/field-classes';
 
 export type LedgerEvent =
   | { type: 'LedgerOpened'; data: { ledger_id: string; owner: string } }
@@ -52,3 +53,10 @@ export const ledgerDecider: Decider<LedgerCommand, LedgerState, LedgerEvent> = {
     }
   },
 };
+
+/** The test ledger's events, classified like a module's (src/platform/privacy/field-classes.ts). */
+export const LEDGER_EVENT_CLASSES = declareEventClasses<LedgerEvent>('test-ledger', {
+  LedgerOpened: { ledger_id: 'internal', owner: 'personal' },
+  LedgerCredited: { ledger_id: 'internal', amount: 'internal' },
+  LedgerDebited: { ledger_id: 'internal', amount: 'internal' },
+});
