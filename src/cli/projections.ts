@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import { SingleBar, Presets } from 'cli-progress';
 import { READ_MODELS } from '../../projections';
 import { loadPlatformConfig, type PlatformConfig } from '../platform/config/platform-config';
-import { openEventStore } from '../platform/platform.module';
+import { openSealedEventStore } from '../platform/platform.module';
 import { ProjectionRunner } from '../platform/projections/projection-runner';
 import { openReadModelDatabase } from '../platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../platform/read-model/read-model.definition';
@@ -26,7 +26,8 @@ export async function runProjectionsCli(argv: string[], config: PlatformConfig, 
     io.err(USAGE);
     return 2;
   }
-  const store = openEventStore(config);
+  // Projectors see clear values, as in the running platform (personal and secret fields are sealed in the log).
+  const { store, keys } = openSealedEventStore(config);
   const db = await openReadModelDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, schema: config.databaseSchema, readModels });
   const runner = new ProjectionRunner(store, db, readModels.map((m) => new m.projector()), { batchSize: Math.max(config.projectionBatchSize, 1000) });
   try {
@@ -67,6 +68,7 @@ export async function runProjectionsCli(argv: string[], config: PlatformConfig, 
   } finally {
     await db.close();
     await store.close();
+    keys.close();
   }
 }
 

@@ -25,6 +25,9 @@ import { ProjectionRunner } from './projections/projection-runner';
 import { PROJECTORS, type Projector } from './projections/projector';
 import { identityOf, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type LeaseOwnerIdentity } from './projections/node-identity';
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
+import { RAW_EVENT_STORE, SealingEventStore } from './privacy/sealing-event-store';
+import { SubjectKeyStore } from './privacy/subject-keys';
+import { loadOrCreateKey } from './security/key-file';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
 
 export interface PlatformModuleOptions {
@@ -34,10 +37,23 @@ export interface PlatformModuleOptions {
   clock?: Clock;
 }
 
+/** The adapter itself (RAW_EVENT_STORE): events as stored, sealed values sealed. What publishes or verifies reads it. */
 export function openEventStore(config: PlatformConfig): EventStore {
   return config.eventStoreConnectionString
     ? new EventStoreDbEventStore(config.eventStoreConnectionString)
     : new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite') });
+}
+
+/** The data subjects' keys (docs/privacy.md): DATA_DIR/subject-keys.sqlite, wrapped by PRIVACY_MASTER_KEY. */
+export function openSubjectKeys(config: PlatformConfig): SubjectKeyStore {
+  const master = loadOrCreateKey(config.dataDir, 'privacy-master.key', config.privacyMasterKey, 'PRIVACY_MASTER_KEY');
+  return new SubjectKeyStore(join(config.dataDir, 'subject-keys.sqlite'), master);
+}
+
+/** The store as modules and projectors use it (EVENT_STORE): personal and secret fields sealed on append, opened on read. */
+export function openSealedEventStore(config: PlatformConfig): { store: SealingEventStore; keys: SubjectKeyStore } {
+  const keys = openSubjectKeys(config);
+  return { store: new SealingEventStore(openEventStore(config), keys), keys };
 }
 
 @Global()
@@ -51,6 +67,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
     private readonly db: ReadModelDatabase,
     private readonly runner: ProjectionRunner,
     private readonly idempotency: IdempotencyStore,
+    private readonly keys: SubjectKeyStore,
   ) {}
 
   static forRoot(options: PlatformModuleOptions): DynamicModule {
@@ -60,7 +77,9 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
       providers: [
         { provide: PLATFORM_CONFIG, inject: [ConfigService], useFactory: (config: ConfigService) => config.getOrThrow<PlatformConfig>('platform') },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
-        { provide: EVENT_STORE, useFactory: () => openEventStore(options.config) },
+        { provide: RAW_EVENT_STORE, useFactory: () => openEventStore(options.config) },
+        { provide: SubjectKeyStore, useFactory: () => openSubjectKeys(options.config) },
+        { provide: EVENT_STORE, inject: [RAW_EVENT_STORE, SubjectKeyStore], useFactory: (raw: EventStore, keys: SubjectKeyStore) => new SealingEventStore(raw, keys) },
         {
           provide: ReadModelDatabase,
           useFactory: () =>
@@ -122,7 +141,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, RAW_EVENT_STORE, SubjectKeyStore, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 
@@ -137,5 +156,6 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
     await this.runner.stop();
     await this.db.close();
     await this.store.close();
+    this.keys.close();
   }
 }

@@ -7,6 +7,7 @@
 import canonicalize from 'canonicalize';
 import { verifyStreamChain } from '../../src/platform/commitments/commitment';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { RAW_EVENT_STORE } from '../../src/platform/privacy/sealing-event-store';
 import { startTestApp, type TestApp } from '../support/app';
 import { contextObject, M, memoryApi, RATIONALE, sha256, type Person } from '../support/agentic-memory';
 
@@ -125,7 +126,8 @@ describe('collections, objects and versions', () => {
     const c = await createCollection(owner);
     await publishObjects(owner, c.collection_uuid, [contextObject()]);
     await call('POST', `${M}/collections/${c.collection_uuid}/requests`, agent.headers, { request_type: 'QUERY', question: 'Does the close move in December too?' });
-    const events = await t.app.get<EventStore>(EVENT_STORE).readStream(`agentic-memory-collection-${c.collection_uuid}`);
+    // The chain is checked on the log as stored (RAW_EVENT_STORE): a person's question is sealed there.
+    const events = await t.app.get<EventStore>(RAW_EVENT_STORE).readStream(`agentic-memory-collection-${c.collection_uuid}`);
     expect(events.map((e) => e.type)).toEqual([
       'AgenticMemoryCollectionCreated', 'AgenticMemoryVersionPublished', 'AgenticMemoryItemAdded', 'AgenticMemoryItemApproved', 'AgenticMemoryVersionPublished', 'AgenticMemoryRequestAccepted',
     ]);
@@ -133,6 +135,10 @@ describe('collections, objects and versions', () => {
     expect(events[0].previous_event_commitment).toBeNull();
     expect(events[0].metadata).toMatchObject({ actor: { type: 'profile', reference: owner.profile_uuid }, workspace_uuid: owner.workspace });
     expect(events[5].metadata).toMatchObject({ actor: { type: 'profile', reference: agent.profile_uuid }, workspace_uuid: owner.workspace });
+    expect((events[5].data.request as { question: unknown }).question).toMatchObject({ $sealed: 'aes-256-gcm-v1' });
+    expect(JSON.stringify(events.map((e) => e.data))).not.toContain('Does the close move');
+    const opened = await t.app.get<EventStore>(EVENT_STORE).readStream(`agentic-memory-collection-${c.collection_uuid}`);
+    expect((opened[5].data.request as { question: unknown }).question).toBe('Does the close move in December too?');
   });
 });
 

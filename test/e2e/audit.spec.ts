@@ -16,7 +16,9 @@ import { LogVerifier } from '../../src/modules/audit/domain/log-verifier';
 import { PortAuditSource, SqliteAuditSource } from '../../src/modules/audit/sources';
 import { CLOCK } from '../../src/platform/clock';
 import { PLATFORM_CONFIG } from '../../src/platform/config/platform-config';
-import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import type { EventStore } from '../../src/platform/event-store/event-store.port';
+import { committedData } from '../../src/platform/commitments/commitment';
+import { RAW_EVENT_STORE } from '../../src/platform/privacy/sealing-event-store';
 import type { MetricsService } from '../../src/platform/observability/metrics.service';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 
@@ -86,7 +88,7 @@ describe('GET /api/v1/audit/streams/{stream}/events', () => {
   it('pages a stream oldest first with its commitments, each page checked against the one before', async () => {
     const ledger = await newLedger(6);
     const stream = `test-ledger-${ledger}`;
-    const store = t.app.get<EventStore>(EVENT_STORE);
+    const store = t.app.get<EventStore>(RAW_EVENT_STORE);
     const stored = await store.readStream(stream);
     const seen: any[] = [];
     let cursor: string | undefined;
@@ -101,9 +103,13 @@ describe('GET /api/v1/audit/streams/{stream}/events', () => {
     expect(seen).toEqual(
       stored.map((e) => ({
         event_id: e.event_id, type: e.type, stream, revision: e.revision.toString(), position: e.position.toString(), occurred_at: e.occurred_at,
-        data: e.data, metadata: e.metadata, event_commitment: e.event_commitment, previous_event_commitment: e.previous_event_commitment,
+        data: committedData(e.data), metadata: e.metadata, event_commitment: e.event_commitment, previous_event_commitment: e.previous_event_commitment,
       })),
     );
+    // The ledger's owner is personal (test-ledger's classes): sealed in the log, only its digest in the answer.
+    expect(stored[0].data.owner).toMatchObject({ $sealed: 'aes-256-gcm-v1' });
+    expect(seen[0].data.owner).toEqual({ $sealed_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(JSON.stringify(seen)).not.toContain('"audit"');
     expect(seen[0].previous_event_commitment).toBeNull();
     expect(seen[3].previous_event_commitment).toBe(seen[2].event_commitment);
   });
@@ -125,7 +131,7 @@ describe('GET /api/v1/audit/streams/{stream}/events', () => {
 describe('signed checkpoints', () => {
   it('records a checkpoint every N events, signed with a key generated under DATA_DIR (0600), that matches the log', async () => {
     await newLedger(6);
-    const store = t.app.get<EventStore>(EVENT_STORE);
+    const store = t.app.get<EventStore>(RAW_EVENT_STORE);
     const head = await store.headPosition();
     const latest = await until(
       () => call('GET', '/api/v1/audit/checkpoints/latest', user),
@@ -167,7 +173,7 @@ describe('signed checkpoints', () => {
   });
 
   it('runs on one node at a time, and a successor resumes the chain from the last checkpoint', async () => {
-    const store = t.app.get<EventStore>(EVENT_STORE);
+    const store = t.app.get<EventStore>(RAW_EVENT_STORE);
     const running = t.app.get(AuditCheckpointer);
     const second = new AuditCheckpointer(store, t.app.get(ReadModelDatabase), t.app.get(PLATFORM_CONFIG), t.app.get(CLOCK), t.app.get(Logger), { registry: new Registry() } as unknown as MetricsService, transientIdentity());
     expect(await second.tick()).toEqual([]);

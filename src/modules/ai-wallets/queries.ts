@@ -5,7 +5,8 @@ import type { Principal } from '../../platform/auth/principal';
 import { CLOCK, type Clock } from '../../platform/clock';
 import { verifyStreamChain } from '../../platform/commitments/commitment';
 import { PlatformError } from '../../platform/errors';
-import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
+import type { EventStore } from '../../platform/event-store/event-store.port';
+import { RAW_EVENT_STORE } from '../../platform/privacy/sealing-event-store';
 import { rawPage, rawPageAfter } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import type { BindingRow } from '../../../projections/ai-wallet-bindings/ai-wallet-bindings.read-model';
@@ -236,7 +237,7 @@ export interface ActivityVerification {
 /** Recomputes the binding stream's chain from the events as stored (not from the read model). */
 @QueryHandler(VerifyActivity)
 export class VerifyActivityHandler implements IQueryHandler<VerifyActivity> {
-  constructor(private readonly access: WalletAccess, @Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(private readonly access: WalletAccess, @Inject(RAW_EVENT_STORE) private readonly store: EventStore) {}
 
   async execute({ principal, binding_uuid }: VerifyActivity): Promise<ActivityVerification> {
     await this.access.binding(principal, binding_uuid, 'read');

@@ -10,7 +10,8 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { verifyStreamChain } from '../../platform/commitments/commitment';
 import { NotFound, PlatformError, ValidationFailed } from '../../platform/errors';
 import { eventEnvelope, type EventEnvelope } from '../../platform/event-store/event-envelope';
-import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
+import type { EventStore } from '../../platform/event-store/event-store.port';
+import { RAW_EVENT_STORE } from '../../platform/privacy/sealing-event-store';
 import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { CHECKPOINT_STREAM, type SignedCheckpoint } from './domain/checkpoint';
 import { AUDITORS_STREAM, auditorsDecider, isAuditor, type AuditorGrant } from './domain/auditors';
@@ -37,7 +38,7 @@ export class GetLatestCheckpoint {
 
 @QueryHandler(GetLatestCheckpoint)
 export class GetLatestCheckpointHandler implements IQueryHandler<GetLatestCheckpoint, SignedCheckpoint> {
-  constructor(private readonly access: AuditAccess, @Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(private readonly access: AuditAccess, @Inject(RAW_EVENT_STORE) private readonly store: EventStore) {}
 
   async execute({ principal }: GetLatestCheckpoint): Promise<SignedCheckpoint> {
     await this.access.assertAuditor(principal);
@@ -66,7 +67,7 @@ const streamTag = (stream: string): string => createHash('sha256').update(stream
 
 @QueryHandler(ListStreamEvents)
 export class ListStreamEventsHandler implements IQueryHandler<ListStreamEvents, StreamEventsPage> {
-  constructor(private readonly access: AuditAccess, @Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(private readonly access: AuditAccess, @Inject(RAW_EVENT_STORE) private readonly store: EventStore) {}
 
   async execute({ principal, stream, limit, cursor }: ListStreamEvents): Promise<StreamEventsPage> {
     await this.access.assertAuditor(principal);

@@ -19,7 +19,8 @@ import { CLOCK, type Clock } from '../../platform/clock';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { eventMetadata, newId } from '../../platform/context/request-context';
 import { VersionConflict } from '../../platform/errors';
-import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
+import type { EventStore } from '../../platform/event-store/event-store.port';
+import { RAW_EVENT_STORE } from '../../platform/privacy/sealing-event-store';
 import { PeriodicJob } from '../../platform/jobs/periodic-job';
 import { MetricsService } from '../../platform/observability/metrics.service';
 import { CheckpointStore, LEASE_MS, LeaseLost } from '../../platform/projections/checkpoint.store';
@@ -72,7 +73,7 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
   private lastPosition: bigint | null = null;
 
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RAW_EVENT_STORE) private readonly store: EventStore,
     db: ReadModelDatabase,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject(CLOCK) private readonly clock: Clock,

@@ -13,7 +13,8 @@ import { StepUpRequired, type Principal, type PrincipalResolver, type StepUpVeri
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { oneUseTokenDecider, TokenRefused } from './domain/access';
 import { sessionStream, tokenStream } from './domain/identity.constants';
-import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
+import type { EventStore } from '../../platform/event-store/event-store.port';
+import { RAW_EVENT_STORE } from '../../platform/privacy/sealing-event-store';
 import { PasswordHasher } from './security/password-hasher';
 import { loadOrCreateKey, SecretBox } from './security/secret-box';
 import { hashToken, normalizeRecoveryCode } from './security/tokens';
@@ -102,7 +103,7 @@ export class SessionActivity {
 export class SessionPrincipalResolver implements PrincipalResolver {
   constructor(
     private readonly db: ReadModelDatabase,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RAW_EVENT_STORE) private readonly store: EventStore,
     private readonly activity: SessionActivity,
   ) {}
 

@@ -58,13 +58,46 @@ export function commitmentPreimage(fields: CommittedFields): Record<string, unkn
   };
 }
 
+/**
+ * A sealed value (src/platform/privacy/sealing.ts): a personal or secret field's value encrypted with its data
+ * subject's key, stored in place of the value. The chain commits to it by digest: in the committed form of `data`,
+ * each sealed value is replaced by `{"$sealed_digest": sha256_hex(JCS(sealed value))}`. Every published form
+ * (Kafka, exports, the audit routes) carries that committed form, so an auditor recomputes every commitment without
+ * ever receiving the ciphertext, and erasing a subject's key changes no commitment. Data without sealed values is
+ * its own committed form: events written before sealing existed verify as they always did.
+ */
+export const SEALED_MARK = '$sealed';
+export const SEALED_DIGEST_MARK = '$sealed_digest';
+
+const isSealedObject = (v: unknown): v is Record<string, JsonValue> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Record<string, unknown>)[SEALED_MARK] === 'string';
+
+function committedValue(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map(committedValue);
+  if (typeof v !== 'object' || v === null) return v;
+  if (isSealedObject(v)) return { [SEALED_DIGEST_MARK]: sha256Hex(canonicalJson(v)) };
+  const out: JsonObject = {};
+  for (const [k, member] of Object.entries(v)) out[k] = committedValue(member as JsonValue);
+  return out;
+}
+
+/** `data` as the chain commits to it and as it is published: every sealed value replaced by its digest. */
+export function committedData(data: JsonObject): JsonObject {
+  return committedValue(data) as JsonObject;
+}
+
+/** JCS of the committed form, from the JCS of `data` (the same text when it holds no sealed value: the common case). */
+export function committedDataJcs(data: JsonObject, dataJcs: string): string {
+  return dataJcs.includes(`"${SEALED_MARK}":`) ? canonicalJson(committedData(data)) : dataJcs;
+}
+
 export function eventCommitment(fields: CommittedFields): string {
-  return eventCommitmentOf(fields, canonicalJson(fields.data), canonicalJson(fields.metadata));
+  return eventCommitmentOf(fields, committedDataJcs(fields.data, canonicalJson(fields.data)), canonicalJson(fields.metadata));
 }
 
 /**
- * The same commitment from data and metadata already in canonical form, so an append canonicalizes each once and
- * stores that text. The preimage's members are written in their JCS order (alg, data, event_id, metadata,
+ * The same commitment from the committed form of data (committedDataJcs) and metadata already in canonical form, so
+ * an append canonicalizes each once and stores that text. The preimage's members are written in their JCS order (alg, data, event_id, metadata,
  * occurred_at, previous_event_commitment, revision, stream, type); a string's JCS form is its JSON.stringify form.
  * The independent test vectors check this path.
  */

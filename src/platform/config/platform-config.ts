@@ -205,6 +205,9 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PLATFORM_SECRET_KEY must be 32 bytes, base64' })
   PLATFORM_SECRET_KEY?: string;
 
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PRIVACY_MASTER_KEY must be 32 bytes, base64' })
+  PRIVACY_MASTER_KEY?: string;
+
   @Transform(toBool) @IsBoolean()
   SEED_MARKETS = true;
 
@@ -303,6 +306,8 @@ export interface PlatformConfig {
   passwordHashCost: number;
   identitySecretKey?: string;
   platformSecretKey?: string;
+  /** Wraps the data subjects' keys (docs/privacy.md); unset: DATA_DIR/privacy-master.key. */
+  privacyMasterKey?: string;
   seedMarkets: boolean;
   matchingEngines: boolean;
   engineSnapshotEvery: number;
@@ -324,7 +329,7 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['NODE_ID', 'EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
+  const extra = ['NODE_ID', 'EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'PRIVACY_MASTER_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
@@ -388,6 +393,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     passwordHashCost: env.PASSWORD_HASH_COST,
     identitySecretKey: env.IDENTITY_SECRET_KEY,
     platformSecretKey: env.PLATFORM_SECRET_KEY,
+    privacyMasterKey: env.PRIVACY_MASTER_KEY,
     seedMarkets: env.SEED_MARKETS,
     matchingEngines: env.MATCHING_ENGINES,
     engineSnapshotEvery: env.ENGINE_SNAPSHOT_EVERY,

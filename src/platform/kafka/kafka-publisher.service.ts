@@ -8,7 +8,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { Logger } from 'nestjs-pino';
 import { Gauge } from 'prom-client';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
-import { EVENT_STORE, type EventStore } from '../event-store/event-store.port';
+import type { EventStore } from '../event-store/event-store.port';
+import { RAW_EVENT_STORE } from '../privacy/sealing-event-store';
 import { MetricsService } from '../observability/metrics.service';
 import type { ProjectionOutbox } from '../outbox/outbox';
 import { ReadModelDatabase } from '../read-model/read-model.datasource';
@@ -36,7 +37,7 @@ export class KafkaPublisherService implements OnApplicationBootstrap, OnModuleDe
 
   constructor(
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RAW_EVENT_STORE) private readonly store: EventStore,
     private readonly db: ReadModelDatabase,
     @Inject(PROJECTION_OUTBOXES) private readonly outboxes: ProjectionOutbox[],
     logger: Logger,

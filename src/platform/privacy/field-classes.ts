@@ -29,17 +29,46 @@ export interface FieldClassMap {
   [field: string]: FieldClass | FieldClassMap;
 }
 
-const registry = new Map<string, { module: string; fields: FieldClassMap }>();
+/** An event as the subject rule sees it (before it is stored). */
+export interface EventForSubject {
+  type: string;
+  stream: string;
+  data: Record<string, unknown>;
+  metadata: { actor: { type: string; reference: string } };
+}
+
+/**
+ * Whose key seals an event's personal and secret fields (src/platform/privacy/sealing.ts): the id of the person (or,
+ * for a binding's credentials, the binding) they belong to. By default the actor: the words a person writes are that
+ * person's. Identity says the account whose stream it is; AI wallets say the binding for its credentials.
+ */
+export type SubjectRule = (e: EventForSubject) => string;
+export const ACTOR_IS_SUBJECT: SubjectRule = (e) => e.metadata.actor.reference;
+
+interface Declaration {
+  module: string;
+  fields: FieldClassMap;
+  subject: SubjectRule;
+  /** Whether any field (at any depth) is personal or secret: only those events are sealed and unsealed. */
+  protectedFields: boolean;
+}
+
+const registry = new Map<string, Declaration>();
 
 /**
  * Registers a module's event classes (called once per module, from its domain's privacy file, when the module is
  * loaded). An event type belongs to one module: a second module declaring it is a programming error.
  */
-export function declareEventClasses<E extends { type: string; data: unknown }>(module: string, classes: EventClasses<E>): EventClasses<E> {
+export function declareEventClasses<E extends { type: string; data: unknown }>(
+  module: string,
+  classes: EventClasses<E>,
+  options: { subject?: SubjectRule } = {},
+): EventClasses<E> {
   for (const [type, fields] of Object.entries(classes as Record<string, FieldClassMap>)) {
     const known = registry.get(type);
     if (known && known.module !== module) throw new Error(`event type ${type} is declared by ${known.module} and ${module}`);
-    registry.set(type, { module, fields });
+    const protectedFields = pathsOfClass(fields, 'personal').length + pathsOfClass(fields, 'secret').length > 0;
+    registry.set(type, { module, fields, subject: options.subject ?? ACTOR_IS_SUBJECT, protectedFields });
   }
   return classes;
 }
@@ -48,9 +77,14 @@ export function eventFieldClasses(type: string): FieldClassMap | undefined {
   return registry.get(type)?.fields;
 }
 
+/** The declaration of an event type: its classes, its subject rule, whether it has fields to seal. */
+export function eventDeclaration(type: string): Readonly<Declaration> | undefined {
+  return registry.get(type);
+}
+
 /** Every declared event type, its module and field classes, sorted by module then type (docs/privacy.md). */
 export function declaredEventClasses(): Array<{ type: string; module: string; fields: FieldClassMap }> {
-  return [...registry].map(([type, d]) => ({ type, ...d })).sort((a, b) => a.module.localeCompare(b.module) || a.type.localeCompare(b.type));
+  return [...registry].map(([type, d]) => ({ type, module: d.module, fields: d.fields })).sort((a, b) => a.module.localeCompare(b.module) || a.type.localeCompare(b.type));
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

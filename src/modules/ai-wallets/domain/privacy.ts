@@ -4,7 +4,7 @@
  * person's); the words a person writes (state and review reasons) are personal; the workload client secret's hash and
  * the agents' token hashes are secret.
  */
-import { declareEventClasses, type FieldClasses } from '../../../platform/privacy/field-classes';
+import { ACTOR_IS_SUBJECT, declareEventClasses, type FieldClasses, type SubjectRule } from '../../../platform/privacy/field-classes';
 import type { AiWalletApproval, AiWalletExecutionMode, BindingEvent } from './binding';
 import type { WorkloadEvent } from './workload';
 
@@ -28,6 +28,13 @@ const REVIEW = {
   reason: 'personal',
 } as const;
 
+/**
+ * A binding's credentials are the binding's, not a person's: sealed under the binding's key, so erasing the person who
+ * created it leaves the workspace's agent able to authenticate. The words a person writes are that person's (the actor).
+ */
+const BINDING_OR_ACTOR: SubjectRule = (e) =>
+  e.type === 'AiWalletBindingCreated' ? `binding:${String((e.data.binding as { binding_uuid: string }).binding_uuid)}` : ACTOR_IS_SUBJECT(e);
+
 export const BINDING_EVENT_CLASSES = declareEventClasses<BindingEvent>('ai-wallets', {
   AiWalletBindingCreated: { binding: 'internal', binding_commitment: 'internal', tenant_uuid: 'internal', client_secret_hash: 'secret', execution_mode: EXECUTION_MODE },
   AiWalletPolicyPublished: { policy: 'internal', commitment_rule: 'internal' },
@@ -40,8 +47,8 @@ export const BINDING_EVENT_CLASSES = declareEventClasses<BindingEvent>('ai-walle
   AiWalletIntentExpired: { binding_uuid: 'internal', intent_uuid: 'internal', approval_uuid: 'internal', expired_at: 'internal' },
   AiWalletIntentSettled: { binding_uuid: 'internal', intent_uuid: 'internal', approval_uuid: 'internal', transaction_hash: 'internal', settled_by_profile_uuid: 'internal', settled_at: 'internal' },
   AiWalletExecutionModeChanged: { binding_uuid: 'internal', execution_mode: EXECUTION_MODE },
-});
+}, { subject: BINDING_OR_ACTOR });
 
 export const WORKLOAD_EVENT_CLASSES = declareEventClasses<WorkloadEvent>('ai-wallets', {
   WorkloadTokenIssued: { workload_client_id: 'internal', binding_uuid: 'internal', token_hash: 'secret', expires_at: 'internal' },
-});
+}, { subject: (e) => `binding:${String(e.data.binding_uuid)}` });

@@ -13,7 +13,7 @@
  */
 import type { JsonObject } from '../../../platform/commitments/json';
 import type { EventMetadata } from '../../../platform/event-store/event-store.port';
-import { COMMITMENT_ALG } from '../../../platform/commitments/commitment';
+import { COMMITMENT_ALG, committedData } from '../../../platform/commitments/commitment';
 import { GLOBAL_ALG } from './global-chain';
 import type { AuditEvent, ExportEnd, Scope } from './log-verifier';
 
@@ -55,7 +55,8 @@ export function eventLine(e: AuditEvent): string {
     event_id: e.event_id,
     type: e.type,
     occurred_at: e.occurred_at,
-    data: e.data,
+    // Sealed values as their digests: the export verifies, and carries no personal or secret value (docs/privacy.md).
+    data: e.data ? committedData(e.data) : e.data,
     metadata: e.metadata,
     event_commitment: e.event_commitment,
     previous_event_commitment: e.previous_event_commitment,

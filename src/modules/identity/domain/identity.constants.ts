@@ -9,7 +9,8 @@ export const SERVICE_NAME = 'Trading and Account Platform';
 export const STEP_UP_PURPOSES = ['MERCHANT_PROFILE_ACTIVATION', 'COMMERCE_INVOICE_CANCELLATION', 'AUTHENTICATOR_DISABLE', 'ACCOUNT_CLOSURE'] as const;
 export type StepUpPurpose = (typeof STEP_UP_PURPOSES)[number];
 
-export const accountStream = (profileUuid: string): string => `identity-account-${profileUuid}`;
+export const ACCOUNT_STREAM_PREFIX = 'identity-account-';
+export const accountStream = (profileUuid: string): string => `${ACCOUNT_STREAM_PREFIX}${profileUuid}`;
 /** One stream per email address, platform-wide (sign-in takes no tenant): claiming it is the uniqueness check. */
 export const emailClaimStream = (emailKey: string): string => `identity-email-${emailKey}`;
 export const sessionStream = (sessionId: string): string => `identity-session-${sessionId}`;

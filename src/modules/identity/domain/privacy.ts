@@ -3,10 +3,16 @@
  * Contact details, names, devices and contact targets are personal; every hash of a password, token or recovery code
  * and the sealed TOTP secret are secret; the rest is the platform's own facts.
  */
-import { declareEventClasses } from '../../../platform/privacy/field-classes';
+import { declareEventClasses, type SubjectRule } from '../../../platform/privacy/field-classes';
+import { ACCOUNT_STREAM_PREFIX } from './identity.constants';
 import type { AccountEvent } from './account';
 import type { EmailClaimEvent, OneUseTokenEvent, SessionEvent, TenantEvent } from './access';
 import type { WorkspaceEvent } from './workspace';
+
+/** An account's events are the account holder's: sealed under the key of the profile the stream belongs to. */
+const ACCOUNT_HOLDER: SubjectRule = (e) => (e.stream.startsWith(ACCOUNT_STREAM_PREFIX) ? e.stream.slice(ACCOUNT_STREAM_PREFIX.length) : e.metadata.actor.reference);
+/** A session's events are its account holder's. */
+const SESSION_HOLDER: SubjectRule = (e) => String(e.data.profile_uuid);
 
 export const ACCOUNT_EVENT_CLASSES = declareEventClasses<AccountEvent>('identity', {
   AccountRegistered: {
@@ -32,7 +38,7 @@ export const ACCOUNT_EVENT_CLASSES = declareEventClasses<AccountEvent>('identity
   ClosureCompleted: { request_uuid: 'internal', completed_at: 'internal' },
   ActiveWorkspaceSelected: { workspace_id: 'internal' },
   TenantCreationClaimed: { tenant_uuid: 'internal' },
-});
+}, { subject: ACCOUNT_HOLDER });
 
 export const ACCESS_EVENT_CLASSES = {
   emailClaims: declareEventClasses<EmailClaimEvent>('identity', {
@@ -44,7 +50,7 @@ export const ACCESS_EVENT_CLASSES = {
     SessionStarted: { session_id: 'internal', profile_uuid: 'internal', tenant_uuid: 'internal', token_hash: 'secret', authentication_method: 'internal', device: 'personal', expires_at: 'internal' },
     // reason: LOGOUT or REVOKED_BY_USER.
     SessionRevoked: { session_id: 'internal', profile_uuid: 'internal', reason: 'internal', revoked_at: 'internal' },
-  }),
+  }, { subject: SESSION_HOLDER }),
   oneUseTokens: declareEventClasses<OneUseTokenEvent>('identity', {
     OneUseTokenIssued: { kind: 'internal', purpose: 'internal', profile_uuid: 'internal', session_id: 'internal', expires_at: 'internal', authentication_method: 'internal' },
     OneUseTokenConsumed: { consumed_at: 'internal' },

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { dirname } from 'node:path';
 import { assertCanonicalizable } from '../../commitments/json';
-import { canonicalJson, eventCommitmentOf } from '../../commitments/commitment';
+import { canonicalJson, committedDataJcs, eventCommitmentOf } from '../../commitments/commitment';
 import { PlatformError, StateConflict, VersionConflict } from '../../errors';
 import {
   describeExpected,
@@ -27,7 +27,7 @@ interface PendingAppend {
   stream: string;
   events: NewEvent[];
   /** Canonical (RFC 8785) text of each event's data and metadata: hashed into the commitment and stored as is. */
-  texts: Array<{ data: string; metadata: string }>;
+  texts: Array<{ data: string; committed: string; metadata: string }>;
   expected: ExpectedRevision;
   /** The rows as stored, once the append's savepoint holds (fed to the tail cache after the commit). */
   recorded?: EventRow[];
@@ -204,7 +204,8 @@ export class SqliteEventStore implements EventStore {
           metadata = canonicalJson(e.metadata);
           metadataTexts.set(e.metadata, metadata);
         }
-        return { data: canonicalJson(e.data), metadata };
+        const data = canonicalJson(e.data);
+        return { data, committed: committedDataJcs(e.data, data), metadata };
       });
     } catch (error) {
       return Promise.reject(error);
@@ -280,8 +281,8 @@ export class SqliteEventStore implements EventStore {
     const recorded: EventRow[] = [];
     events.forEach((e, i) => {
       const occurred_at = e.occurred_at ?? new Date().toISOString();
-      const { data, metadata } = texts[i];
-      const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, data, metadata);
+      const { data, committed, metadata } = texts[i];
+      const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, committed, metadata);
       const info = this.stmt.insert.run(e.event_id, stream, revision, e.type, occurred_at, data, metadata, commitment, previous);
       position = BigInt(info.lastInsertRowid);
       recorded.push({ event_id: e.event_id, type: e.type, stream, revision, position, occurred_at, data, metadata, event_commitment: commitment, previous_event_commitment: previous });

@@ -1,0 +1,73 @@
+/**
+ * The event store as the modules use it (EVENT_STORE): appends seal each event's personal and secret fields under its
+ * subject's key before the adapter stores (and commits to) them; reads, subscriptions included, open them again, so
+ * deciders and projectors see clear values (an erased subject's read as ERASED_VALUES). What leaves the platform and
+ * what verifies the chain reads the adapter itself (RAW_EVENT_STORE) and publishes committedData: the digest of a
+ * sealed value, never the value or its ciphertext.
+ */
+import type { JsonObject } from '../commitments/json';
+import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions } from '../event-store/event-store.port';
+import { sealEventData, unsealEventData, type SealingKeys } from './sealing';
+
+export const RAW_EVENT_STORE = Symbol('RAW_EVENT_STORE');
+
+export class SealingEventStore implements EventStore {
+  constructor(readonly raw: EventStore, private readonly keys: SealingKeys) {}
+
+  get kind(): EventStore['kind'] {
+    return this.raw.kind;
+  }
+
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    let sealed: NewEvent[];
+    try {
+      sealed = events.map((e) => {
+        const data = sealEventData({ type: e.type, stream, data: e.data, metadata: e.metadata }, this.keys);
+        return data === e.data ? e : { ...e, data };
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.raw.append(stream, sealed, expected);
+  }
+
+  async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return (await this.raw.readStream(stream, options)).map((e) => this.open(e));
+  }
+
+  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return (await this.raw.readAll(options)).map((e) => this.open(e));
+  }
+
+  subscribeToAll(options?: SubscribeOptions): EventSubscription {
+    const inner = this.raw.subscribeToAll(options);
+    const open = (e: RecordedEvent): RecordedEvent => this.open(e);
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const e of inner) yield open(e);
+      },
+      batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
+        const source = inner.batches(maxSize);
+        return {
+          async *[Symbol.asyncIterator]() {
+            for await (const batch of source) yield batch.map(open);
+          },
+        };
+      },
+      close: () => inner.close(),
+    };
+  }
+
+  headPosition(): Promise<bigint> {
+    return this.raw.headPosition();
+  }
+
+  close(): Promise<void> {
+    return this.raw.close();
+  }
+
+  private open(e: RecordedEvent): RecordedEvent {
+    const data = unsealEventData(e.type, e.data as JsonObject, this.keys);
+    return data === e.data ? e : { ...e, data };
+  }
+}

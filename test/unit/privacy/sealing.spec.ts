@@ -1,0 +1,166 @@
+/**
+ * Sealing (src/platform/privacy/sealing.ts, subject-keys.ts, sealing-event-store.ts): personal and secret fields are
+ * stored encrypted under their subject's key, opened on read, bound to their field; the chain commits to their digest,
+ * so the published form (committedData) verifies without the values and erasing a key changes no commitment.
+ */
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { canonicalJson, committedData, eventCommitment, verifyStreamChain } from '../../../src/platform/commitments/commitment';
+import type { JsonObject } from '../../../src/platform/commitments/json';
+import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite.event-store';
+import { declareEventClasses } from '../../../src/platform/privacy/field-classes';
+import { ERASED_VALUES, isSealed, sealEventData, sealValue, unsealEventData, unsealValue } from '../../../src/platform/privacy/sealing';
+import { SealingEventStore } from '../../../src/platform/privacy/sealing-event-store';
+import { SubjectKeyStore } from '../../../src/platform/privacy/subject-keys';
+import { testMetadata, hex32 } from '../../support/events';
+
+type Sealable =
+  | { type: 'SealableRegistered'; data: { profile_uuid: string; email: string; password_hash: string; device: { name: string; platform: string } | null; tags: string[]; age: number | null } }
+  | { type: 'SealableNoted'; data: { note: { text: string; at: string } } };
+
+declareEventClasses<Sealable>(
+  'sealable',
+  {
+    SealableRegistered: { profile_uuid: 'internal', email: 'personal', password_hash: 'secret', device: 'personal', tags: 'personal', age: 'personal' },
+    SealableNoted: { note: { text: 'personal', at: 'internal' } },
+  },
+  { subject: (e) => String(e.data.profile_uuid ?? e.metadata.actor.reference) },
+);
+
+const dir = (): string => mkdtempSync(join(tmpdir(), 'sealing-'));
+const keysIn = (d: string, master = randomBytes(32)): SubjectKeyStore => new SubjectKeyStore(join(d, 'subject-keys.sqlite'), master);
+const registered = (profile: string): JsonObject => ({ profile_uuid: profile, email: 'ada@example.com', password_hash: 'scrypt$abc', device: { name: 'Firefox', platform: 'Linux' }, tags: ['vip'], age: 36 });
+
+describe('sealValue / unsealValue', () => {
+  const keys = keysIn(dir());
+  afterAll(() => keys.close());
+
+  it('round-trips any JSON value, bound to its field: another field or a changed byte does not open', () => {
+    const key = keys.keyFor('p1');
+    for (const value of ['ada@example.com', 42, true, ['a', 'b'], { name: 'Firefox' }]) {
+      const sealed = sealValue(value, key, 'T:email');
+      expect(isSealed(sealed)).toBe(true);
+      expect(JSON.stringify(sealed)).not.toContain(JSON.stringify(value));
+      expect(unsealValue(sealed, key.key, 'T:email')).toEqual(value);
+      expect(() => unsealValue(sealed, key.key, 'T:name')).toThrow();
+    }
+    const sealed = sealValue('ada@example.com', key, 'T:email');
+    const flipped = { ...sealed, ct: `${sealed.ct[0] === 'A' ? 'B' : 'A'}${sealed.ct.slice(1)}` };
+    expect(() => unsealValue(flipped, key.key, 'T:email')).toThrow();
+  });
+
+  it('reads an erased value as the placeholder of its type', () => {
+    const key = keys.keyFor('p2');
+    expect(unsealValue(sealValue('x', key, 'a'), null, 'a')).toBe(ERASED_VALUES.s);
+    expect(unsealValue(sealValue({ a: 1 }, key, 'a'), null, 'a')).toEqual({});
+    expect(unsealValue(sealValue([1], key, 'a'), null, 'a')).toEqual([]);
+    expect(unsealValue(sealValue(7, key, 'a'), null, 'a')).toBe(0);
+  });
+});
+
+describe('sealEventData / unsealEventData', () => {
+  const keys = keysIn(dir());
+  afterAll(() => keys.close());
+  const at = (data: JsonObject, type = 'SealableRegistered') => ({ type, stream: 'sealable-1', data, metadata: testMetadata() });
+
+  it('seals exactly the personal and secret fields (nulls stay null), under the subject the rule names', () => {
+    const profile = hex32();
+    const sealed = sealEventData(at({ ...registered(profile), device: null, age: null }), keys);
+    expect(sealed.profile_uuid).toBe(profile);
+    expect(sealed.device).toBeNull();
+    expect(sealed.age).toBeNull();
+    for (const f of ['email', 'password_hash', 'tags']) expect(sealed[f]).toMatchObject({ $sealed: 'aes-256-gcm-v1', kid: keys.keyFor(profile).kid });
+    expect(JSON.stringify(sealed)).not.toMatch(/ada@example|scrypt|vip/);
+    expect(unsealEventData('SealableRegistered', sealed, keys)).toEqual({ ...registered(profile), device: null, age: null });
+  });
+
+  it('descends into members classified one by one, and leaves data of types with nothing to seal as it is', () => {
+    const noted = sealEventData({ type: 'SealableNoted', stream: 's', data: { note: { text: 'call me at +44 20 7946 0000', at: '2026-11-25' } }, metadata: testMetadata({ actor: { type: 'profile', reference: 'p9' } }) }, keys);
+    expect((noted.note as JsonObject).at).toBe('2026-11-25');
+    expect(isSealed((noted.note as JsonObject).text)).toBe(true);
+    const plain = { anything: 'goes' };
+    expect(sealEventData({ type: 'NotDeclaredHere', stream: 's', data: plain, metadata: testMetadata() }, keys)).toBe(plain);
+  });
+
+  it('is committed by digest: the published form recomputes the same commitment, before and after erasure', () => {
+    const profile = hex32();
+    const sealed = sealEventData(at(registered(profile)), keys);
+    const fields = { stream: 'sealable-1', revision: 0n, event_id: hex32(), type: 'SealableRegistered', occurred_at: '2026-11-25T00:00:00.000Z', metadata: testMetadata(), previous_event_commitment: null };
+    const stored = eventCommitment({ ...fields, data: sealed });
+    const published = committedData(sealed);
+    expect(canonicalJson(published)).not.toMatch(/\$sealed"|"ct"/);
+    expect(published.email).toEqual({ $sealed_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(eventCommitment({ ...fields, data: published })).toBe(stored);
+    keys.erase(profile);
+    expect(unsealEventData('SealableRegistered', sealed, keys)).toMatchObject({ email: '[erased]', password_hash: '[erased]', device: {}, tags: [], age: 0 });
+    expect(eventCommitment({ ...fields, data: sealed })).toBe(stored);
+  });
+});
+
+describe('SubjectKeyStore', () => {
+  it('keeps keys in a private file, wrapped by the master key: another master key opens none', () => {
+    const d = dir();
+    const master = randomBytes(32);
+    const keys = keysIn(d, master);
+    const key = keys.keyFor('p1');
+    expect(keys.keyFor('p1')).toEqual(key);
+    expect(statSync(join(d, 'subject-keys.sqlite')).mode & 0o777).toBe(0o600);
+    keys.close();
+    const again = keysIn(d, master);
+    expect(again.keyById(key.kid)).toEqual(key.key);
+    again.close();
+    const wrong = keysIn(d, randomBytes(32));
+    expect(() => wrong.keyById(key.kid)).toThrow();
+    wrong.close();
+  });
+
+  it('erases every key of a subject, for this process and the next; a later write gets a new key', () => {
+    const d = dir();
+    const master = randomBytes(32);
+    const keys = keysIn(d, master);
+    const first = keys.keyFor('p1');
+    const other = keys.keyFor('p2');
+    expect(keys.erase('p1')).toBe(1);
+    expect(keys.keyById(first.kid)).toBeNull();
+    expect(keys.keyById(other.kid)).toEqual(other.key);
+    const next = keys.keyFor('p1');
+    expect(next.kid).not.toBe(first.kid);
+    keys.close();
+    const reopened = keysIn(d, master);
+    expect(reopened.keyById(first.kid)).toBeNull();
+    expect(reopened.keyById(next.kid)).toEqual(next.key);
+    reopened.close();
+  });
+});
+
+describe('SealingEventStore over SQLite', () => {
+  it('stores sealed values and commits to them, reads them open, and the stored chain verifies before and after erasure', async () => {
+    const d = dir();
+    const keys = keysIn(d);
+    const raw = new SqliteEventStore({ filename: join(d, 'events.sqlite') });
+    const store = new SealingEventStore(raw, keys);
+    const profile = hex32();
+    const stream = `sealable-${profile}`;
+    await store.append(stream, [{ event_id: hex32(), type: 'SealableRegistered', data: registered(profile), metadata: testMetadata() }], 'no_stream');
+    await store.append(stream, [{ event_id: hex32(), type: 'SealableNoted', data: { note: { text: 'prefers email', at: 'x' } }, metadata: testMetadata({ actor: { type: 'profile', reference: profile } }) }], 0n);
+    const stored = await raw.readStream(stream);
+    expect(JSON.stringify(stored.map((e) => e.data))).not.toMatch(/ada@example|scrypt|prefers email/);
+    expect(verifyStreamChain(stored)).toBeNull();
+    expect((await store.readStream(stream))[0].data).toEqual(registered(profile));
+    const live: string[] = [];
+    const sub = store.subscribeToAll();
+    for await (const batch of sub.batches(10)) {
+      live.push(...batch.map((e) => JSON.stringify(e.data)));
+      if (live.length >= 2) break;
+    }
+    await sub.close();
+    expect(live.join()).toContain('prefers email');
+    keys.erase(profile);
+    expect((await store.readStream(stream))[1].data).toEqual({ note: { text: '[erased]', at: 'x' } });
+    expect(verifyStreamChain(await raw.readStream(stream))).toBeNull();
+    await store.close();
+    keys.close();
+  });
+});
