@@ -3,7 +3,7 @@
  * (test/fixtures/make_commitment_vectors.py, its own RFC 8785 implementation; see "how" in the fixture).
  */
 import vectors from '../fixtures/commitments.json';
-import { canonicalJson, commitmentPreimage, eventCommitment, eventCommitmentOf, sha256Hex, verifyStreamChain, COMMITMENT_ALG } from '../../src/platform/commitments/commitment';
+import { canonicalJson, committedData, commitmentPreimage, eventCommitment, eventCommitmentOf, sha256Hex, verifyStreamChain, COMMITMENT_ALG } from '../../src/platform/commitments/commitment';
 import type { CommittedFields } from '../../src/platform/commitments/commitment';
 
 interface Vector {
@@ -11,6 +11,8 @@ interface Vector {
   input: Omit<CommittedFields, 'revision'> & { alg: string; revision: number };
   canonical: string;
   event_commitment: string;
+  /** Data as stored, holding sealed values (docs/privacy.md); `input.data` is its committed form. */
+  stored_data?: Record<string, unknown>;
 }
 
 const all = vectors.vectors as unknown as Vector[];
@@ -29,6 +31,15 @@ describe('event commitments (sha256-jcs-v1)', () => {
     expect(canonicalJson(v.input)).toBe(v.canonical);
     expect(sha256Hex(v.canonical)).toBe(v.event_commitment);
     expect(eventCommitment(fields(v))).toBe(v.event_commitment);
+  });
+
+  it('commits to sealed values by their digest: the data as stored and its committed form give the vector\'s commitment', () => {
+    const sealed = all.filter((v) => v.stored_data);
+    expect(sealed.map((v) => v.name)).toEqual(['sealed-values']);
+    for (const v of sealed) {
+      expect(eventCommitment({ ...fields(v), data: v.stored_data as never })).toBe(v.event_commitment);
+      expect(committedData(v.stored_data as never)).toEqual(v.input.data);
+    }
   });
 
   it('verifies the vectors that form a chain, and finds a broken link', () => {
