@@ -11,7 +11,7 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { accountDecider } from './domain/account';
 import { emailClaimDecider, tenantDecider } from './domain/access';
-import { accountStream, emailClaimStream, GLOBAL_TENANT_UUID, tenantStream } from './domain/identity.constants';
+import { accountStream, GLOBAL_TENANT_UUID, tenantStream } from './domain/identity.constants';
 import { deliveryPortProvider } from './delivery';
 import { AssignTenantAuthorityHandler, CancelAccountClosureHandler, CompleteDueClosure, CompleteDueClosureHandler, CreateTenantHandler, CreateWorkspaceHandler, RequestAccountClosureHandler, SelectActiveWorkspaceHandler } from './commands/account-lifecycle.commands';
 import {
@@ -19,7 +19,6 @@ import {
   ConfirmAuthenticatorEnrollmentHandler,
   ConfirmContactChangeHandler,
   DisableAuthenticatorHandler,
-  emailKey,
   IssueStepUpHandler,
   RegisterAccount,
   RegisterAccountHandler,
@@ -104,6 +103,7 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
     private readonly commands: CommandExecutor,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly logger: Logger,
+    private readonly crypto: IdentityCrypto,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -129,7 +129,7 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
     const { adminEmail, adminPassword } = this.config;
     if (!adminEmail || !adminPassword) return;
     const email = adminEmail.trim().toLowerCase();
-    const claim = await this.commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
+    const claim = await this.commands.load(this.crypto.emailStream(email), emailClaimDecider);
     let owner = claim.state.owner;
     const account = owner ? await this.commands.load(accountStream(owner), accountDecider) : null;
     if (!owner || account?.state.status === 'NONE') {
@@ -141,7 +141,7 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
           'ADMIN',
         ),
       );
-      owner = (await this.commands.load(emailClaimStream(emailKey(email)), emailClaimDecider)).state.owner;
+      owner = (await this.commands.load(this.crypto.emailStream(email), emailClaimDecider)).state.owner;
       this.logger.log({ admin: email }, 'platform admin bootstrapped');
     }
     const global = await this.commands.load(tenantStream(GLOBAL_TENANT_UUID), tenantDecider);

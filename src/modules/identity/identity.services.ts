@@ -12,7 +12,7 @@ import { PlatformError } from '../../platform/errors';
 import { StepUpRequired, type Principal, type PrincipalResolver, type StepUpVerifier } from '../../platform/auth/principal';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { oneUseTokenDecider, TokenRefused } from './domain/access';
-import { sessionStream, tokenStream } from './domain/identity.constants';
+import { emailClaimStream, sessionStream, tokenStream } from './domain/identity.constants';
 import type { EventStore } from '../../platform/event-store/event-store.port';
 import { RAW_EVENT_STORE } from '../../platform/privacy/sealing-event-store';
 import { PasswordHasher } from './security/password-hasher';
@@ -26,12 +26,28 @@ export class IdentityCrypto {
   readonly secrets: SecretBox;
 
   private readonly codeKey: Buffer;
+  private readonly streamNameKey: Buffer;
 
   constructor(@Inject(PLATFORM_CONFIG) config: PlatformConfig) {
     const key = loadOrCreateKey(config.dataDir, config.identitySecretKey);
     this.passwords = new PasswordHasher(config.passwordHashCost);
     this.secrets = new SecretBox(key);
     this.codeKey = createHmac('sha256', key).update('identity/recovery-codes').digest();
+    this.streamNameKey = createHmac('sha256', key).update('identity/stream-names').digest();
+  }
+
+  /**
+   * The stream of the claim on an email address. Stream names are published (Kafka keys, exports), so it is named by a
+   * keyed hash of the normalised address (HMAC-SHA-256 under a key derived from IDENTITY_SECRET_KEY): a plain SHA-256
+   * of an email is reversed by a dictionary of addresses (docs/privacy.md).
+   */
+  emailStream(email: string): string {
+    return emailClaimStream(createHmac('sha256', this.streamNameKey).update(`email:${email.trim().toLowerCase()}`).digest('hex'));
+  }
+
+  /** The stream of a one-use token: named by a keyed hash of the token's hash, so no published name is a token hash. */
+  oneUseTokenStream(tokenHash: string): string {
+    return tokenStream(createHmac('sha256', this.streamNameKey).update(`token:${tokenHash}`).digest('hex'));
   }
 
   /** Recovery codes are stored keyed (HMAC), so a copy of the events is no offline oracle for 60-bit codes. */
@@ -136,12 +152,13 @@ const STEP_UP_TOKEN = /^hcsu_[A-Za-z0-9_-]{43}$/;
 export class StepUpService implements StepUpVerifier {
   constructor(
     private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
   async authorize(token: unknown, purpose: string, principal: Principal): Promise<OneUseSpend> {
     if (typeof token !== 'string' || !STEP_UP_TOKEN.test(token)) throw new StepUpRequired(purpose);
-    const stream = tokenStream(hashToken(token));
+    const stream = this.crypto.oneUseTokenStream(hashToken(token));
     const consume = { kind: 'ConsumeToken', expect: { kind: 'STEP_UP', purpose, session_id: principal.session_id } } as const;
     await this.refusedAsStepUp(purpose, async () => {
       const { state } = await this.commands.load(stream, oneUseTokenDecider);

@@ -5,7 +5,6 @@
  */
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { createHash } from 'node:crypto';
 import type { Principal } from '../../../platform/auth/principal';
 import { CommandExecutor } from '../../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/platform-config';
@@ -17,14 +16,12 @@ import {
   accountStream,
   ACTIVATION_TTL_MS,
   CONTACT_CHANGE_TTL_MS,
-  emailClaimStream,
   ENROLLMENT_TTL_SECONDS,
   GLOBAL_TENANT_UUID,
   SERVICE_NAME,
   sessionStream,
   STEP_UP_TTL_MS,
   tenantStream,
-  tokenStream,
 } from '../domain/identity.constants';
 import { tenantDecider } from '../domain/access';
 import { DELIVERY_PORT, type DeliveryPort } from '../delivery';
@@ -34,7 +31,6 @@ import { hashToken, maskEmail, maskPhone, newRecoveryCodes, newToken } from '../
 import { matchTotp, newTotpSecret, otpauthUri } from '../security/totp';
 import type { AccountRegistrationRequest } from '../dto/identity.dto';
 
-export const emailKey = (email: string): string => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 const invalidCredentials = (): PlatformError => new PlatformError('UNAUTHENTICATED', 'Invalid email or password.');
 
 // ------------------------------------------------------------------------------------------------------------
@@ -83,7 +79,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
     // A tenant that does not exist answers the same receipt as a real registration and creates nothing: the
     // registration form tells nobody which tenants exist. The attempt is noted like one on a taken address.
     if (tenant_uuid !== GLOBAL_TENANT_UUID && !(await this.commands.load(tenantStream(tenant_uuid), tenantDecider)).state.exists) {
-      await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
+      await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
       return uniform;
     }
 
@@ -91,19 +87,19 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
     // registration tells nobody which addresses have accounts.
     let profile_uuid = fresh.profile_uuid;
     try {
-      await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid });
+      await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid });
     } catch (error) {
       if (!(error instanceof PlatformError) || error.code !== 'STATE_CONFLICT') throw error;
-      const claim = await this.commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
+      const claim = await this.commands.load(this.crypto.emailStream(email), emailClaimDecider);
       const owner = claim.state.owner!;
       const existing = await this.commands.load(accountStream(owner), accountDecider);
       const abandoned = existing.state.status === 'PENDING_ACTIVATION' && existing.state.activation !== null && Date.parse(existing.state.activation.expires_at) <= Date.now();
       if (abandoned) {
         // A registration never activated within 24 h holds the address no longer: nobody can squat on it.
-        await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: owner });
-        await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid });
+        await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: owner });
+        await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid });
       } else if (existing.state.status !== 'NONE') {
-        await this.commands.execute(emailClaimStream(emailKey(email)), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
+        await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
         return uniform;
       } else {
         profile_uuid = owner; // an earlier attempt claimed the address and stopped before the account: finish it
@@ -112,7 +108,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
 
     const token = platformRole === 'ADMIN' ? null : newToken('hcat_');
     if (token) {
-      await this.commands.execute(tokenStream(hashToken(token)), oneUseTokenDecider, {
+      await this.commands.execute(this.crypto.oneUseTokenStream(hashToken(token)), oneUseTokenDecider, {
         kind: 'IssueToken',
         issued: { kind: 'ACTIVATION', purpose: null, profile_uuid, session_id: null, expires_at },
       });
@@ -154,19 +150,22 @@ export class ActivateAccount {
 
 @CommandHandler(ActivateAccount)
 export class ActivateAccountHandler implements ICommandHandler<ActivateAccount, { registration_id: string; tenant_uuid: string; status: string }> {
-  constructor(private readonly commands: CommandExecutor) {}
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+  ) {}
 
   async execute({ token }: ActivateAccount): Promise<{ registration_id: string; tenant_uuid: string; status: string }> {
     const token_hash = hashToken(token);
-    const profile = await consumeToken(this.commands, token_hash, { kind: 'ACTIVATION' });
+    const profile = await consumeToken(this.commands, this.crypto, token_hash, { kind: 'ACTIVATION' });
     const outcome = await this.commands.execute(accountStream(profile), accountDecider, { kind: 'ActivateAccount', token_hash });
     return { registration_id: outcome.state.registration_id, tenant_uuid: outcome.state.tenant_uuid, status: outcome.state.status };
   }
 }
 
 /** Consumes a one-use token (once, ever) and answers whose it was. */
-async function consumeToken(commands: CommandExecutor, token_hash: string, expect: { kind: TokenKind; purpose?: string; session_id?: string }): Promise<string> {
-  const outcome = await commands.execute(tokenStream(token_hash), oneUseTokenDecider, { kind: 'ConsumeToken', expect });
+async function consumeToken(commands: CommandExecutor, crypto: IdentityCrypto, token_hash: string, expect: { kind: TokenKind; purpose?: string; session_id?: string }): Promise<string> {
+  const outcome = await commands.execute(crypto.oneUseTokenStream(token_hash), oneUseTokenDecider, { kind: 'ConsumeToken', expect });
   return outcome.state.issued!.profile_uuid;
 }
 
@@ -193,7 +192,7 @@ async function authenticate(
 ): Promise<{ state: AccountState; method: string }> {
   const email = input.email.trim().toLowerCase();
   return throttle.attempt(`account:${email}`, input.client_address, async () => {
-    const claim = await commands.load(emailClaimStream(emailKey(email)), emailClaimDecider);
+    const claim = await commands.load(crypto.emailStream(email), emailClaimDecider);
     if (!claim.state.owner) {
       await crypto.passwords.dummyVerify(input.password); // same work as a real check: no timing oracle
       throw invalidCredentials();
@@ -307,7 +306,7 @@ export class IssueStepUpHandler implements ICommandHandler<IssueStepUp, { step_u
     }
     const step_up_token = newToken('hcsu_');
     const expires_at = new Date(Date.now() + STEP_UP_TTL_MS).toISOString();
-    await this.commands.execute(tokenStream(hashToken(step_up_token)), oneUseTokenDecider, {
+    await this.commands.execute(this.crypto.oneUseTokenStream(hashToken(step_up_token)), oneUseTokenDecider, {
       kind: 'IssueToken',
       issued: { kind: 'STEP_UP', purpose: c.purpose, profile_uuid: c.principal.profile_uuid, session_id: c.principal.session_id, expires_at, authentication_method },
     });
@@ -444,14 +443,14 @@ export class RequestContactChangeHandler implements ICommandHandler<RequestConta
       throw new PlatformError('RULE_VIOLATION', 'This is already the account\'s contact.', { details: [{ field: 'value', issue: 'equals the current contact' }] });
     }
     if (contact_type === 'email') {
-      const claim = await this.commands.load(emailClaimStream(emailKey(target)), emailClaimDecider);
+      const claim = await this.commands.load(this.crypto.emailStream(target), emailClaimDecider);
       if (claim.state.owner && claim.state.owner !== principal.profile_uuid) throw new PlatformError('STATE_CONFLICT', 'This address cannot be used.');
     }
     const token = newToken('hcct_');
     const token_hash = hashToken(token);
     const expires_at = new Date(Date.now() + CONTACT_CHANGE_TTL_MS).toISOString();
     const target_hint = contact_type === 'email' ? maskEmail(target) : maskPhone(target);
-    await this.commands.execute(tokenStream(token_hash), oneUseTokenDecider, {
+    await this.commands.execute(this.crypto.oneUseTokenStream(token_hash), oneUseTokenDecider, {
       kind: 'IssueToken',
       issued: { kind: 'CONTACT_CHANGE', purpose: contact_type, profile_uuid: principal.profile_uuid, session_id: null, expires_at },
     });
@@ -468,24 +467,27 @@ export class ConfirmContactChange {
 
 @CommandHandler(ConfirmContactChange)
 export class ConfirmContactChangeHandler implements ICommandHandler<ConfirmContactChange> {
-  constructor(private readonly commands: CommandExecutor) {}
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+  ) {}
 
   async execute({ token }: ConfirmContactChange): Promise<object> {
     const token_hash = hashToken(token);
     // Check the token against the account's pending change before using it up or claiming anything: a superseded
     // token must not claim the newer target.
-    const issued = (await this.commands.load(tokenStream(token_hash), oneUseTokenDecider)).state.issued;
+    const issued = (await this.commands.load(this.crypto.oneUseTokenStream(token_hash), oneUseTokenDecider)).state.issued;
     const before = issued ? await this.commands.load(accountStream(issued.profile_uuid), accountDecider) : null;
     const pending = before?.state.contact_change;
     if (!issued || !before || !pending || pending.token_hash !== token_hash) throw new TokenRefused('UNKNOWN');
-    const profile = await consumeToken(this.commands, token_hash, { kind: 'CONTACT_CHANGE' });
+    const profile = await consumeToken(this.commands, this.crypto, token_hash, { kind: 'CONTACT_CHANGE' });
     const stream = accountStream(profile);
     if (pending.contact_type === 'email') {
-      await this.commands.execute(emailClaimStream(emailKey(pending.target)), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid: profile });
+      await this.commands.execute(this.crypto.emailStream(pending.target), emailClaimDecider, { kind: 'ClaimEmail', profile_uuid: profile });
     }
     await this.commands.execute(stream, accountDecider, { kind: 'ConfirmContactChange', token_hash });
     if (pending.contact_type === 'email' && before.state.email !== pending.target) {
-      await this.commands.execute(emailClaimStream(emailKey(before.state.email)), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: profile });
+      await this.commands.execute(this.crypto.emailStream(before.state.email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: profile });
     }
     return { status: 'CONFIRMED', contact_type: pending.contact_type, target_hint: pending.target_hint, profile_uuid: profile, request_id: token_hash.slice(0, 32), sessions_revoked: true };
   }
