@@ -20,6 +20,18 @@ export const STREAM_MODULES: ReadonlyArray<readonly [prefix: string, module: str
   ['audit-', 'audit'],
 ];
 
+/**
+ * Topics that carry personal data in clear, on purpose, each with why and who may consume it (docs/privacy.md),
+ * keyed by the name after the prefix. No other topic carries any: events are published with their personal and
+ * secret fields as digests (committedData), and the other projections hold no personal field.
+ */
+export const PERSONAL_TOPICS: Readonly<Record<string, { why: string; consumers: string }>> = {
+  'projections.notification-inbox': {
+    why: "an AccountNotification's title and message are written to the person: they name a sign-in's device, a contact change's masked target, a workspace",
+    consumers: 'the service that delivers notifications to that person (mail, push); nothing else should subscribe',
+  },
+};
+
 /** Module of events whose stream name yields none (an empty first segment, characters a topic cannot carry). */
 export const UNKNOWN_MODULE = 'unknown';
 
