@@ -4,6 +4,8 @@
  * (the object ids it holds and its commitment) and every memory object (the owner's record with its private
  * provenance, and its public projection once approved — kept after a withdrawal, so earlier versions stay readable).
  */
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
+import { scrubRecords } from '../../src/platform/privacy/read-model-erasure';
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -129,10 +131,25 @@ export class AgenticMemoryCollectionsProjector implements Projector {
   readonly name = 'agentic-memory-collections';
   readonly handles = [
     'AgenticMemoryCollectionCreated', 'AgenticMemoryCollectionUpdated', 'AgenticMemoryVersionPublished', 'AgenticMemoryItemAdded', 'AgenticMemoryItemApproved',
-    'AgenticMemoryItemRejected', 'AgenticMemoryItemWithdrawn',
+    'AgenticMemoryItemRejected', 'AgenticMemoryItemWithdrawn', 'AccountErased',
   ] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    if (event.type === 'AccountErased') {
+      // What the erased person brought in privately (source id, payload) and the review reasons they wrote; the
+      // approved projections (the collection's published knowledge) hold none of it and stay.
+      const profile = String(event.data.profile_uuid);
+      await scrubRecords<MemoryItem & Record<string, unknown>>(tx, { table: 'agentic_memory_items', key: 'object_uuid' }, profile, (r) => {
+        const next = { ...r };
+        if (r.submitted_by.reference === profile) {
+          if (r.source_id !== null) next.source_id = ERASED_TEXT;
+          if (r.payload !== null) next.payload = {};
+        }
+        if (r.reviewed_by_profile_uuid === profile && r.review_reason !== null) next.review_reason = ERASED_TEXT;
+        return JSON.stringify(next) === JSON.stringify(r) ? null : next;
+      });
+      return;
+    }
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     const position = event.position.toString().padStart(20, '0');
     const e = { type: event.type, data: event.data } as unknown as CollectionEvent;

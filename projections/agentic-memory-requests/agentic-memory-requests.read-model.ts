@@ -2,6 +2,8 @@
  * Requests filed with agentic memory collections (QUERY, CLARIFY, PROPOSE) and their resolution: the publisher's
  * durable inbox (by collection and state, oldest first), the requester's own list and status polling.
  */
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
+import { scrubRecords } from '../../src/platform/privacy/read-model-erasure';
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -53,9 +55,20 @@ export class AgenticMemoryRequests1764000006100 implements MigrationInterface {
 
 export class AgenticMemoryRequestsProjector implements Projector {
   readonly name = 'agentic-memory-requests';
-  readonly handles = ['AgenticMemoryRequestAccepted', 'AgenticMemoryRequestResolved'] as const;
+  readonly handles = ['AgenticMemoryRequestAccepted', 'AgenticMemoryRequestResolved', 'AccountErased'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    if (event.type === 'AccountErased') {
+      // The questions the erased person asked and the answers they wrote (their words); the requests stay.
+      const profile = String(event.data.profile_uuid);
+      await scrubRecords<MemoryRequest & Record<string, unknown>>(tx, { table: 'agentic_memory_requests', key: 'request_uuid' }, profile, (r) => {
+        const next = { ...r };
+        if (r.requested_by.reference === profile) next.question = ERASED_TEXT;
+        if (r.resolved_by_profile_uuid === profile && r.response !== null) next.response = ERASED_TEXT;
+        return JSON.stringify(next) === JSON.stringify(r) ? null : next;
+      });
+      return;
+    }
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     const e = { type: event.type, data: event.data } as unknown as CollectionEvent;
     if (e.type === 'AgenticMemoryRequestAccepted') {

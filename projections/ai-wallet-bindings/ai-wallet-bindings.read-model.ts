@@ -2,7 +2,8 @@
  * AI-agent wallet bindings as the API shows them: the binding record, its current policy and execution mode, every
  * policy version, and the workload tokens agents hold (by hash; the guard resolves agents through this table).
  */
-import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Table, TableColumn, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
@@ -86,7 +87,7 @@ export class AiWalletBindings1764000003000 implements MigrationInterface {
 
 export class AiWalletBindingsProjector implements Projector {
   readonly name = 'ai-wallet-bindings';
-  readonly handles = ['AiWalletBindingCreated', 'AiWalletPolicyPublished', 'AiWalletBindingStateChanged', 'AiWalletExecutionModeChanged', 'WorkloadTokenIssued'] as const;
+  readonly handles = ['AiWalletBindingCreated', 'AiWalletPolicyPublished', 'AiWalletBindingStateChanged', 'AiWalletExecutionModeChanged', 'WorkloadTokenIssued', 'AccountErased'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
@@ -119,11 +120,24 @@ export class AiWalletBindingsProjector implements Projector {
         return;
       }
       case 'AiWalletBindingStateChanged':
-        await q('UPDATE ai_wallet_bindings SET state = ?, state_reason = ?, updated_at = ? WHERE binding_uuid = ?', [e.data.to, e.data.reason, e.data.changed_at, e.data.binding_uuid]);
+        await q('UPDATE ai_wallet_bindings SET state = ?, state_reason = ?, state_reason_by = ?, updated_at = ? WHERE binding_uuid = ?', [
+          e.data.to, e.data.reason, event.metadata.actor.reference, e.data.changed_at, e.data.binding_uuid,
+        ]);
         return;
       case 'AiWalletExecutionModeChanged':
-        await q('UPDATE ai_wallet_bindings SET execution_mode = ?, updated_at = ? WHERE binding_uuid = ?', [JSON.stringify(e.data.execution_mode), e.data.execution_mode.updated, e.data.binding_uuid]);
+        await q('UPDATE ai_wallet_bindings SET execution_mode = ?, mode_reason_by = ?, updated_at = ? WHERE binding_uuid = ?', [
+          JSON.stringify(e.data.execution_mode), event.metadata.actor.reference, e.data.execution_mode.updated, e.data.binding_uuid,
+        ]);
         return;
+    }
+    if (event.type === 'AccountErased') {
+      // The reasons the erased person wrote (their words) go; the bindings, their states and modes stay.
+      const profile = String(event.data.profile_uuid);
+      await q('UPDATE ai_wallet_bindings SET state_reason = ? WHERE state_reason_by = ?', [ERASED_TEXT, profile]);
+      const modes: Array<{ binding_uuid: string; execution_mode: string }> = await q('SELECT binding_uuid, execution_mode FROM ai_wallet_bindings WHERE mode_reason_by = ?', [profile]);
+      for (const m of modes) {
+        await q('UPDATE ai_wallet_bindings SET execution_mode = ? WHERE binding_uuid = ?', [JSON.stringify({ ...JSON.parse(m.execution_mode), state_reason: ERASED_TEXT }), m.binding_uuid]);
+      }
     }
   }
 
@@ -132,9 +146,25 @@ export class AiWalletBindingsProjector implements Projector {
   }
 }
 
+/**
+ * Who wrote a binding's state reason and its execution mode's reason (their words are personal, docs/privacy.md): an
+ * erasure scrubs the reasons its person wrote. Rows from before this migration have none until a rebuild.
+ */
+export class AiWalletBindingReasonAuthors1764000010100 implements MigrationInterface {
+  name = 'AiWalletBindingReasonAuthors1764000010100';
+  async up(q: QueryRunner): Promise<void> {
+    await q.addColumn('ai_wallet_bindings', new TableColumn({ name: 'state_reason_by', type: 'varchar', length: '64', isNullable: true }));
+    await q.addColumn('ai_wallet_bindings', new TableColumn({ name: 'mode_reason_by', type: 'varchar', length: '64', isNullable: true }));
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropColumn('ai_wallet_bindings', 'mode_reason_by');
+    await q.dropColumn('ai_wallet_bindings', 'state_reason_by');
+  }
+}
+
 export const aiWalletBindingsReadModel: ReadModelDefinition = {
   name: 'ai-wallet-bindings',
   entities: [],
-  migrations: [AiWalletBindings1764000003000],
+  migrations: [AiWalletBindings1764000003000, AiWalletBindingReasonAuthors1764000010100],
   projector: AiWalletBindingsProjector,
 };

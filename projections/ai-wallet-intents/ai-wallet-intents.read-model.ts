@@ -1,4 +1,6 @@
 /** AI-agent wallet intents and approvals as the API shows them, plus what the expiry sweep looks for. */
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
+import { scrubRecords } from '../../src/platform/privacy/read-model-erasure';
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -72,9 +74,17 @@ export class AiWalletIntents1764000003100 implements MigrationInterface {
 
 export class AiWalletIntentsProjector implements Projector {
   readonly name = 'ai-wallet-intents';
-  readonly handles = ['AiWalletIntentDenied', 'AiWalletIntentReserved', 'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled'] as const;
+  readonly handles = ['AiWalletIntentDenied', 'AiWalletIntentReserved', 'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled', 'AccountErased'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    if (event.type === 'AccountErased') {
+      // The review reasons the erased person wrote (their words); the approvals themselves stay.
+      const profile = String(event.data.profile_uuid);
+      await scrubRecords<AiWalletApproval & Record<string, unknown>>(tx, { table: 'ai_wallet_approvals', key: 'approval_uuid' }, profile, (r) =>
+        r.reviewed_by_profile_uuid === profile && r.review_reason !== null && r.review_reason !== ERASED_TEXT ? { ...r, review_reason: ERASED_TEXT } : null,
+      );
+      return;
+    }
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     const position = event.position.toString().padStart(20, '0');
     /** Intents and approvals keep their API record as JSON; a change merges into it and the indexed columns follow. */

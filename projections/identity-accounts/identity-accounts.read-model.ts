@@ -1,4 +1,5 @@
 /** Accounts as identity's queries read them: one row per profile, contact, status, authenticator and closure. */
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -79,7 +80,7 @@ export class IdentityAccounts1764000001000 implements MigrationInterface {
 const ACCOUNT_EVENTS = [
   'AccountRegistered', 'ActivationIssued', 'AccountActivated', 'LoginFailed', 'TotpCodeAccepted', 'SessionsRevoked',
   'AuthenticatorEnrollmentStarted', 'AuthenticatorEnrolled', 'RecoveryCodeUsed', 'AuthenticatorDisabled',
-  'ContactChangeRequested', 'ContactChanged', 'ClosureRequested', 'ClosureCancelled', 'ClosureCompleted', 'ActiveWorkspaceSelected',
+  'ContactChangeRequested', 'ContactChanged', 'ClosureRequested', 'ClosureCancelled', 'ClosureCompleted', 'ActiveWorkspaceSelected', 'AccountErased',
 ] as const;
 
 export class IdentityAccountsProjector implements Projector {
@@ -126,6 +127,9 @@ export class IdentityAccountsProjector implements Projector {
         return set({ status: 'CLOSED', closure_status: 'COMPLETED', closure_completed_at: d.completed_at });
       case 'ActiveWorkspaceSelected':
         return set({ active_workspace_id: d.workspace_id });
+      case 'AccountErased':
+        // The person's contact details go (docs/privacy.md); the row stays, CLOSED, for what refers to the account.
+        return set({ email: ERASED_TEXT, phone: null });
       default:
         return set({});
     }

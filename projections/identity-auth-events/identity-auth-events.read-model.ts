@@ -1,4 +1,5 @@
 /** Authentication history of each profile: logins, failures, authenticator changes, step-ups, revocations. */
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
 import { Table, TableColumn, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -76,7 +77,8 @@ type Row = Omit<AuthEventRow, 'event_id' | 'position' | 'occurred_at'>;
 /** The history entry an event makes, if any. */
 function entryFor(event: RecordedEvent): Row | null {
   const d = event.data as Record<string, unknown>;
-  const device = d.device as { name: string; platform: string } | undefined;
+  // An erased person's device reads as {} (src/platform/privacy/sealing.ts): shown as erased.
+  const device = d.device === undefined ? undefined : { name: (d.device as { name?: string }).name ?? ERASED_TEXT, platform: (d.device as { platform?: string }).platform ?? ERASED_TEXT };
   const profile = (d.profile_uuid as string | undefined) ?? event.stream.replace(/^identity-account-/, '');
   switch (event.type) {
     case 'SessionStarted':
@@ -102,9 +104,14 @@ function entryFor(event: RecordedEvent): Row | null {
 
 export class IdentityAuthEventsProjector implements Projector {
   readonly name = 'identity-auth-events';
-  readonly handles = ['SessionStarted', 'LoginFailed', 'AuthenticatorEnrolled', 'AuthenticatorDisabled', 'OneUseTokenIssued', 'SessionRevoked', 'SessionsRevoked'] as const;
+  readonly handles = ['SessionStarted', 'LoginFailed', 'AuthenticatorEnrolled', 'AuthenticatorDisabled', 'OneUseTokenIssued', 'SessionRevoked', 'SessionsRevoked', 'AccountErased'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    if (event.type === 'AccountErased') {
+      // The history stays (what happened, when), without the person's devices.
+      await tx.query(portableSql(tx, 'UPDATE identity_auth_events SET device_name = ?, device_platform = ? WHERE profile_uuid = ? AND device_name IS NOT NULL'), [ERASED_TEXT, ERASED_TEXT, String(event.data.profile_uuid)]);
+      return;
+    }
     const row = entryFor(event);
     if (!row) return;
     await tx.query(

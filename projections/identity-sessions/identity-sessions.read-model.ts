@@ -1,4 +1,5 @@
 /** Sessions by token hash: what the auth guard reads on every request, and the session list of a profile. */
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -101,19 +102,28 @@ export class IdentityThrottle1764000009900 implements MigrationInterface {
 
 export class IdentitySessionsProjector implements Projector {
   readonly name = 'identity-sessions';
-  readonly handles = ['SessionStarted', 'SessionRevoked', 'SessionsRevoked'] as const;
+  readonly handles = ['SessionStarted', 'SessionRevoked', 'SessionsRevoked', 'AccountErased'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const d = event.data as Record<string, unknown>;
+    if (event.type === 'AccountErased') {
+      // An erased person's sessions (all revoked at closure) go with their devices and token hashes.
+      const profile = String(d.profile_uuid);
+      await tx.query(portableSql(tx, 'DELETE FROM identity_session_activity WHERE session_id IN (SELECT session_id FROM identity_sessions WHERE profile_uuid = ?)'), [profile]);
+      await tx.query(portableSql(tx, 'DELETE FROM identity_sessions WHERE profile_uuid = ?'), [profile]);
+      return;
+    }
     if (event.type === 'SessionStarted') {
-      const device = d.device as { name: string; platform: string };
+      // Replayed after an erasure, the device reads as {} and the token hash as erased: kept unique, never matched.
+      const device = d.device as { name?: string; platform?: string };
+      const token_hash = d.token_hash === ERASED_TEXT ? `erased:${String(d.session_id)}` : d.token_hash;
       await tx.query(
         portableSql(
           tx,
           `INSERT INTO identity_sessions (session_id, token_hash, profile_uuid, tenant_uuid, status, authentication_method, device_name, device_platform, created_at, expires_at)
            VALUES (?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?, ?)`,
         ),
-        [d.session_id, d.token_hash, d.profile_uuid, d.tenant_uuid, d.authentication_method, device.name, device.platform, event.occurred_at, d.expires_at],
+        [d.session_id, token_hash, d.profile_uuid, d.tenant_uuid, d.authentication_method, device.name ?? ERASED_TEXT, device.platform ?? ERASED_TEXT, event.occurred_at, d.expires_at],
       );
     } else if (event.type === 'SessionRevoked') {
       await tx.query(portableSql(tx, `UPDATE identity_sessions SET status = 'REVOKED', revoked_at = ?, revoke_reason = ? WHERE session_id = ? AND status = 'ACTIVE'`), [

@@ -1,4 +1,5 @@
 /** Tenants, tenant authorities, workspaces and their members: who may see and do what where. */
+import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
 import { Table, TableColumn, TableIndex, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -81,12 +82,16 @@ export class IdentityWorkspaceMembers1764000009800 implements MigrationInterface
 
 export class IdentityTenancyProjector implements Projector {
   readonly name = 'identity-tenancy';
-  readonly handles = ['TenantCreated', 'TenantAuthorityAssigned', 'WorkspaceCreated', 'WorkspaceMemberAdded', 'WorkspaceMemberRoleChanged', 'WorkspaceMemberRemoved', 'WorkspaceMemberLeft'] as const;
+  readonly handles = ['TenantCreated', 'TenantAuthorityAssigned', 'WorkspaceCreated', 'WorkspaceMemberAdded', 'WorkspaceMemberRoleChanged', 'WorkspaceMemberRemoved', 'WorkspaceMemberLeft', 'AccountErased'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const d = event.data as Record<string, string>;
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     switch (event.type) {
+      case 'AccountErased':
+        // The reasons the person wrote when assigning roles (their words, sealed under their key in the log).
+        await q('UPDATE identity_tenant_authorities SET reason = ? WHERE assigned_by_profile_uuid = ? AND reason IS NOT NULL', [ERASED_TEXT, d.profile_uuid]);
+        return;
       case 'TenantCreated':
         await q('INSERT INTO identity_tenants (tenant_uuid, name, owner_profile_uuid, created_at) VALUES (?, ?, ?, ?)', [d.tenant_uuid, d.name, d.owner_profile_uuid, event.occurred_at]);
         await q(`INSERT INTO identity_tenant_authorities (tenant_uuid, profile_uuid, role_code, reason, assigned_by_profile_uuid, assigned_at) VALUES (?, ?, 'OWNER', NULL, NULL, ?)`, [

@@ -106,7 +106,7 @@ const UPSERT_FACT = 'INSERT INTO notification_inbox_facts (scope, fact_key, valu
  */
 export class NotificationInboxProjector implements Projector, PublishingProjector {
   readonly name = NOTIFICATION_INBOX;
-  readonly handles = HANDLED_EVENT_TYPES;
+  readonly handles = [...HANDLED_EVENT_TYPES, 'AccountErased'] as const;
   readonly outbox = new ProjectionOutbox(NOTIFICATION_INBOX, 'outbox_notification_inbox');
   readonly published: PublishedTable<NotificationRow> = {
     table: 'notification_inbox',
@@ -126,6 +126,10 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
         await this.outbox.put(tx, { key: row.notification_uuid, value: notificationView(row), position: event.position, event_id: event.event_id, headers: { profile_uuid: row.profile_uuid } });
       }
     };
+    if (event.type === 'AccountErased') {
+      await this.erase(String(event.data.profile_uuid), event, tx);
+      return;
+    }
     const e: SourceEvent = {
       event_id: event.event_id,
       type: event.type,
@@ -174,6 +178,22 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
 
   async reset(tx: EntityManager): Promise<void> {
     for (const t of ['notification_inbox_facts', 'notification_inbox']) await tx.query(`DELETE FROM ${t}`);
+  }
+
+  /**
+   * An erased person's notifications (written to them: their devices, their contact hints) are deleted, each a
+   * tombstone on the compacted topic so consumers forget the key; so are the facts kept about them (devices seen,
+   * failed sign-ins).
+   */
+  private async erase(profile: string, event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
+    await q("DELETE FROM notification_inbox_facts WHERE scope IN ('devices', 'sign-in-failures') AND fact_key = ?", [profile]);
+    const gone: Array<{ notification_uuid: string }> = await q('SELECT notification_uuid FROM notification_inbox WHERE profile_uuid = ?', [profile]);
+    await q('DELETE FROM notification_inbox WHERE profile_uuid = ?', [profile]);
+    if (!this.outbox.enabled) return;
+    for (const { notification_uuid } of gone) {
+      await this.outbox.put(tx, { key: notification_uuid, value: null, position: event.position, event_id: event.event_id, headers: { profile_uuid: profile } });
+    }
   }
 }
 

@@ -7,6 +7,7 @@
  * payload, a question, a reason). Personal values may appear only on a topic declared personal (PERSONAL_TOPICS). The
  * stored chain and the exported one verify.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,10 @@ import { PassThrough } from 'node:stream';
 import { readMailbox } from '../../src/modules/identity/delivery';
 import { totpCode } from '../../src/modules/identity/security/totp';
 import { runAuditCli } from '../../src/cli/audit';
+import { runProjectionsCli } from '../../src/cli/projections';
+import { IdentityModule } from '../../src/modules/identity/identity.module';
+import { openReadModelDatabase, ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
+import { READ_MODELS } from '../../projections';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import { KafkaPublisherService } from '../../src/platform/kafka/kafka-publisher.service';
 import { PERSONAL_TOPICS, STREAM_MODULES } from '../../src/platform/kafka/topics';
@@ -41,16 +46,27 @@ describe('published forms after a full walk (real broker)', () => {
   let t: TestApp;
   let prefix: string;
 
+  let dataDir: string;
+  let walked: Walked & { email: string; password: string; session: Headers; recoveryCode: string };
+
   beforeAll(async () => {
     prefix = topicPrefix();
-    t = await startTestApp({ KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, KAFKA_OUTBOX_POLL_MS: '20', ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password });
+    // DATA_DIR named here, so that it outlives the app: the read models are rebuilt from it after the app closes.
+    dataDir = mkdtempSync(join(tmpdir(), 'privacy-walk-'));
+    t = await startTestApp({
+      DATA_DIR: dataDir, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, KAFKA_OUTBOX_POLL_MS: '20', ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password,
+      ACCOUNT_CLOSURE_GRACE_SECONDS: '0',
+    });
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await t?.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   const post = async (url: string, payload: unknown, headers: Headers = {}) => t.app.inject({ method: 'POST', url, payload: payload as object, headers });
 
   /** A person's whole life on the platform; answers what must never be published, and what only on personal topics. */
-  async function walk(): Promise<Walked> {
+  async function walk(): Promise<Walked & { email: string; password: string; session: Headers; recoveryCode: string }> {
     const secrets: string[] = [];
     const personal: string[] = [];
     const email = `grace.hopper.${Date.now()}@privacy.example`;
@@ -123,7 +139,7 @@ describe('published forms after a full walk (real broker)', () => {
     const device = of('SessionStarted').filter((d) => d.profile_uuid === profile).map((d) => (d.device as { name: string }).name)[0];
     expect(device).toMatch(/Firefox/);
     personal.push(device);
-    return { profile, secrets: [...new Set(secrets)].filter((s) => s.length >= 16), personal: [...new Set(personal)] };
+    return { profile, email: newEmail, password, session: me2, recoveryCode: confirmed.recovery_codes[0], secrets: [...new Set(secrets)].filter((s) => s.length >= 16), personal: [...new Set(personal)] };
   }
 
   async function everything(store: EventStore): Promise<RecordedEvent[]> {
@@ -146,7 +162,7 @@ describe('published forms after a full walk (real broker)', () => {
   const found = (haystack: string, needles: string[]): string[] => needles.filter((n) => haystack.includes(n));
 
   it('publishes no secret anywhere, and personal data only on topics declared personal; the published chain verifies', async () => {
-    const walked = await walk();
+    walked = await walk();
     expect(walked.secrets.length).toBeGreaterThanOrEqual(25);
 
     const messages = await allTopics();
@@ -189,4 +205,89 @@ describe('published forms after a full walk (real broker)', () => {
     for (const e of stored) byStream.set(e.stream, [...(byStream.get(e.stream) ?? []), e]);
     for (const chain of byStream.values()) expect(verifyStreamChain(chain)).toBeNull();
   }, 120_000);
+
+  /** Every row of every read-model table, as text (SQLite read models). */
+  async function readModelText(db: ReadModelDatabase): Promise<string> {
+    const tables: Array<{ name: string }> = await db.reader.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    const parts: string[] = [];
+    for (const { name } of tables) parts.push(`${name}: ${JSON.stringify(await db.reader.query(`SELECT * FROM "${name}"`))}`);
+    return parts.join('\n');
+  }
+
+  it('erases the closed account: its key and personal data gone from log, read models, export and topics; chains verify; read models rebuild', async () => {
+    expect(walked).toBeDefined();
+    const admin = await adminHeaders(t);
+    // The person gives up the authenticator with a recovery code (every session signed out), and signs in again.
+    expect((await post('/api/v1/identity/authenticator/disable', { recovery_code: walked.recoveryCode }, walked.session)).statusCode).toBe(200);
+    const signedIn = await post('/api/v1/auth/sessions', { email: walked.email, password: walked.password });
+    expect(signedIn.statusCode).toBe(201);
+    const me: Headers = { authorization: `Bearer ${signedIn.json().access_token}` };
+    const stepUp = async (headers: Headers, purpose: string, password: string, totp?: string) =>
+      (await post('/api/v1/auth/step-up', { purpose, password, ...(totp ? { totp_code: totp } : {}) }, headers)).json().step_up_token as string;
+    const erasure = (token: string, headers: Headers = admin) => post(`/api/v1/identity/admin/accounts/${walked.profile}/erasure`, { step_up_token: token }, headers);
+
+    // Only a closed account, only by a platform admin.
+    const early = await erasure(await stepUp(admin, 'ACCOUNT_ERASURE', TEST_ADMIN.password));
+    expect(early.statusCode).toBe(422);
+    expect(early.json().error.code).toBe('RULE_VIOLATION');
+    expect((await erasure('hcsu_not-a-real-token', me)).statusCode).toBe(403);
+
+    // The person closes the account (grace 0 here), the closure sweep completes it.
+    const closing = await post('/api/v1/identity/closure', { current_password: walked.password, step_up_token: await stepUp(me, 'ACCOUNT_CLOSURE', walked.password) }, me);
+    expect(closing.statusCode).toBe(202);
+    const runner = t.app.get(ProjectionRunner);
+    expect(await runner.waitFor(await t.app.get<EventStore>(EVENT_STORE).headPosition(), undefined, 10_000)).toBe(true);
+    expect(await t.app.get(IdentityModule).completeDueClosures(new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(1);
+
+    const done = await erasure(await stepUp(admin, 'ACCOUNT_ERASURE', TEST_ADMIN.password));
+    expect(done.statusCode).toBe(200);
+    expect(done.json()).toMatchObject({ profile_uuid: walked.profile, status: 'ERASED', reason_code: 'DATA_SUBJECT_REQUEST', keys_destroyed: 1 });
+    expect((await erasure(await stepUp(admin, 'ACCOUNT_ERASURE', TEST_ADMIN.password))).statusCode).toBe(409);
+
+    // The log: the erasure recorded (who, why); the person's sealed values no longer open, anywhere.
+    const open = await everything(t.app.get<EventStore>(EVENT_STORE));
+    const erasedEvent = open.find((e) => e.type === 'AccountErased');
+    expect(erasedEvent).toMatchObject({ stream: `identity-account-${walked.profile}`, data: { profile_uuid: walked.profile, erased_by_profile_uuid: expect.stringMatching(/^[0-9a-f]{32}$/) } });
+    expect(open.find((e) => e.type === 'AccountRegistered' && e.data.profile_uuid === walked.profile)?.data).toMatchObject({ email: '[erased]', first_name: '[erased]', password_hash: '[erased]' });
+    expect(found(open.map((e) => JSON.stringify(e.data)).join('\n'), walked.personal)).toEqual([]);
+
+    // The read models scrubbed what they held of the person.
+    const head = await t.app.get<EventStore>(EVENT_STORE).headPosition();
+    expect(await runner.waitFor(head, undefined, 10_000)).toBe(true);
+    const db = t.app.get(ReadModelDatabase);
+    expect((await readModelText(db)).split("\n").filter((l) => walked.personal.some((p) => l.includes(p))).map((l) => l.slice(0, 300))).toEqual([]);
+
+    // The compacted notification topic: every notification of the person's ends in a tombstone.
+    expect(await t.app.get(KafkaPublisherService).events!.waitFor(head, 20_000)).toBe(true);
+    await until(() => t.app.get(KafkaPublisherService).relay!.pending(), (n) => n === 0, 15_000);
+    const inbox = await readTopic(brokers, `${prefix}.projections.notification-inbox`);
+    const newest = new Map<string, Consumed>();
+    for (const m of inbox.filter((m) => m.headers.profile_uuid === walked.profile)) newest.set(m.key!, m);
+    expect(newest.size).toBeGreaterThan(0);
+    expect([...newest.values()].every((m) => m.value === null)).toBe(true);
+
+    // The chain verifies, from the store and from an export, with the platform's verifier and an independent one.
+    const io = { out: () => undefined, err: () => undefined, stdout: new PassThrough(), progress: false } as never;
+    expect(await runAuditCli(['verify', '--all'], t.config, io)).toBe(0);
+    const file = join(dataDir, 'after-erasure.ndjson');
+    expect(await runAuditCli(['export', '--all', '--out', file], t.config, io)).toBe(0);
+    expect(found(readFileSync(file, 'utf8'), [...walked.personal, ...walked.secrets])).toEqual([]);
+    expect(await runAuditCli(['verify', '--from-file', file], t.config, io)).toBe(0);
+    const independent = spawnSync('python3', [join(__dirname, '../fixtures/verify_export.py'), file], { encoding: 'utf8' });
+    expect(independent.stdout).toMatch(/^verified: \d+ events in \d+ streams, 0 problems/m);
+    expect(independent.status).toBe(0);
+
+    // Every read model rebuilds from the log (erased values read as placeholders), and still holds nothing of the person.
+    await t.close();
+    const lines: string[] = [];
+    for (const model of READ_MODELS) expect(await runProjectionsCli(['rebuild', model.name], t.config, READ_MODELS, { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), interactive: false })).toBe(0);
+    const rebuilt = await openReadModelDatabase({ dataDir, readModels: READ_MODELS });
+    try {
+      const text = await readModelText(rebuilt);
+      expect(text).toContain(walked.profile);
+      expect(found(text, walked.personal)).toEqual([]);
+    } finally {
+      await rebuilt.close();
+    }
+  }, 180_000);
 });

@@ -91,6 +91,26 @@ describe('account: closure', () => {
   });
 });
 
+describe('account: erasure', () => {
+  const active = [registered, issued, activated];
+  const due: AccountEvent = { type: 'ClosureRequested', data: { request_uuid: 'q1', reason_code: 'X', requested_at: '2026-11-01T00:00:00.000Z', scheduled_for: '2026-11-15T00:00:00.000Z' } };
+  const closed = [...active, due, { type: 'ClosureCompleted', data: { request_uuid: 'q1', completed_at: now.toISOString() } } as AccountEvent];
+  const erase = { kind: 'EraseAccount', reason_code: 'DATA_SUBJECT_REQUEST', erased_by_profile_uuid: 'admin', keys_destroyed: 1 } as const;
+
+  it('erases a closed account once, recording who, why and how many keys went', () => {
+    const [erased] = given(closed).when(erase)();
+    expect(erased).toEqual({ type: 'AccountErased', data: { profile_uuid: 'p1', reason_code: 'DATA_SUBJECT_REQUEST', erased_at: now.toISOString(), erased_by_profile_uuid: 'admin', keys_destroyed: 1 } });
+    expect(fold(accountDecider, [...closed, erased]).erased_at).toBe(now.toISOString());
+    expect(given([...closed, erased]).when(erase)).toThrow(StateConflict);
+  });
+
+  it('refuses an account whose closure has not completed (active, or only scheduled), and an unknown one', () => {
+    expect(given(active).when(erase)).toThrow(RuleViolation);
+    expect(given([...active, due]).when(erase)).toThrow(RuleViolation);
+    expect(given([]).when(erase)).toThrow(PlatformError);
+  });
+});
+
 describe('account: tenant creation', () => {
   const active = [registered, issued, activated];
   const claim = (tenant_uuid: string, over: Partial<{ policy: 'self-service' | 'admin-only'; limit: number; is_platform_admin: boolean }> = {}) =>

@@ -20,10 +20,12 @@ import {
   StartAuthenticatorEnrollment,
   StartSession,
 } from './commands/identity.commands';
-import { AssignTenantAuthority, CancelAccountClosure, closureView, CreateTenant, CreateWorkspace, RequestAccountClosure, SelectActiveWorkspace } from './commands/account-lifecycle.commands';
+import { AssignTenantAuthority, CancelAccountClosure, closureView, CreateTenant, CreateWorkspace, EraseAccount, RequestAccountClosure, SelectActiveWorkspace } from './commands/account-lifecycle.commands';
 import {
   AccountActivationRequest,
   AccountClosureCancellationRequest,
+  AccountErasureRequest,
+  AccountParam,
   AccountClosureRequest,
   AccountRegistrationRequest,
   ActiveWorkspaceRequest,
@@ -59,6 +61,7 @@ import { authenticationProfiles } from './identity.profiles';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ApiErrors } from '../../platform/http/openapi';
 import {
+  AccountErasureResponse,
   AccountActivationReceiptResponse,
   AccountRegistrationReceiptResponse,
   SessionTokenResponse,
@@ -249,6 +252,20 @@ export class IdentityController {
   @ApiOkResponse({ type: AccountClosureResponse })
   cancelClosure(@Body() body: AccountClosureCancellationRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.commandBus.execute(new CancelAccountClosure(principal, body.step_up_token ?? undefined));
+  }
+
+  // --- erasure -------------------------------------------------------------------------------------------------------
+  @Post('identity/admin/accounts/:profile_uuid/erasure')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Erase a closed account's personal data (platform admin, step-up ACCOUNT_ERASURE).",
+    description:
+      "Destroys the person's keys, so every personal and secret value of theirs in the log reads as erased from then on, records AccountErased (audited: the admin, the reason), and the read models scrub what they hold of the person; the audit chain still verifies. 422 unless the account's closure has completed; 409 when already erased. See docs/privacy.md.",
+  })
+  @ApiErrors(403)
+  @ApiOkResponse({ type: AccountErasureResponse })
+  eraseAccount(@Param() p: AccountParam, @Body() body: AccountErasureRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new EraseAccount(principal, p.profile_uuid, body.step_up_token, body.reason_code));
   }
 
   // --- tenants and workspaces -------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { accountDecider } from './domain/account';
 import { emailClaimDecider, tenantDecider } from './domain/access';
 import { accountStream, GLOBAL_TENANT_UUID, tenantStream } from './domain/identity.constants';
 import { deliveryPortProvider } from './delivery';
-import { AssignTenantAuthorityHandler, CancelAccountClosureHandler, CompleteDueClosure, CompleteDueClosureHandler, CreateTenantHandler, CreateWorkspaceHandler, RequestAccountClosureHandler, SelectActiveWorkspaceHandler } from './commands/account-lifecycle.commands';
+import { AssignTenantAuthorityHandler, CancelAccountClosureHandler, CompleteDueClosure, CompleteDueClosureHandler, CreateTenantHandler, CreateWorkspaceHandler, EraseAccountHandler, RequestAccountClosureHandler, SelectActiveWorkspaceHandler } from './commands/account-lifecycle.commands';
 import {
   ActivateAccountHandler,
   ConfirmAuthenticatorEnrollmentHandler,
@@ -74,6 +74,7 @@ import './domain/privacy';
     RequestAccountClosureHandler,
     CancelAccountClosureHandler,
     CompleteDueClosureHandler,
+    EraseAccountHandler,
     CreateTenantHandler,
     AssignTenantAuthorityHandler,
     CreateWorkspaceHandler,

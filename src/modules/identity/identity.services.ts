@@ -27,6 +27,7 @@ export class IdentityCrypto {
 
   private readonly codeKey: Buffer;
   private readonly streamNameKey: Buffer;
+  private readonly throttleKey: Buffer;
 
   constructor(@Inject(PLATFORM_CONFIG) config: PlatformConfig) {
     const key = loadOrCreateKey(config.dataDir, config.identitySecretKey);
@@ -34,6 +35,12 @@ export class IdentityCrypto {
     this.secrets = new SecretBox(key);
     this.codeKey = createHmac('sha256', key).update('identity/recovery-codes').digest();
     this.streamNameKey = createHmac('sha256', key).update('identity/stream-names').digest();
+    this.throttleKey = createHmac('sha256', key).update('identity/throttle-keys').digest();
+  }
+
+  /** A throttle counter's key as stored: a keyed hash, so the table never holds an email or an IP address. */
+  throttlePseudonym(key: string): string {
+    return createHmac('sha256', this.throttleKey).update(key).digest('hex').slice(0, 32);
   }
 
   /**
@@ -196,15 +203,25 @@ const SOURCE_WINDOW_SECONDS = 15 * 60;
 export class ThrottleStore {
   private writes = 0;
 
-  constructor(private readonly db: ReadModelDatabase) {}
+  constructor(
+    private readonly db: ReadModelDatabase,
+    private readonly crypto: IdentityCrypto,
+  ) {}
 
   limiter(keyPrefix: string, points: number, durationSeconds: number): RateLimiterAbstract {
     const common = { keyPrefix, points, duration: durationSeconds, tableName: THROTTLE_TABLE, tableCreated: true, clearExpiredByTimeout: false };
+    let limiter: RateLimiterAbstract;
     if (this.db.isPostgres) {
       const schema = (this.db.writer.options as { schema?: string }).schema;
-      return new RateLimiterPostgres({ ...common, storeClient: this.db.writer, storeType: 'typeorm', ...(schema ? { schemaName: schema } : {}) });
+      limiter = new RateLimiterPostgres({ ...common, storeClient: this.db.writer, storeType: 'typeorm', ...(schema ? { schemaName: schema } : {}) });
+    } else {
+      limiter = new SerializedSqliteLimiter(this.db, common);
     }
-    return new SerializedSqliteLimiter(this.db, common);
+    // Counters are kept by accounts' emails, recipients and client addresses: personal data (docs/privacy.md), so the
+    // stored key is a keyed hash of it. Every store operation derives its key through getKey.
+    const stored = limiter.getKey.bind(limiter);
+    limiter.getKey = (key: string) => stored(this.crypto.throttlePseudonym(key));
+    return limiter;
   }
 
   /** Forgets counters that expired over an hour ago, about once in 200 writes. */

@@ -28,8 +28,11 @@ export interface SealedValue {
   ct: string;
 }
 
+/** What a text whose subject was erased reads as, and what read models put in place of the person's words. */
+export const ERASED_TEXT = '[erased]';
+
 /** What a value whose subject was erased reads as: of its type, saying nothing (docs/privacy.md). */
-export const ERASED_VALUES: Readonly<Record<JsonType, JsonValue>> = { s: '[erased]', n: 0, b: false, a: [], o: {} };
+export const ERASED_VALUES: Readonly<Record<JsonType, JsonValue>> = { s: ERASED_TEXT, n: 0, b: false, a: [], o: {} };
 
 /** The keys sealing needs: the subject's current key to seal, any key by id to unseal (null once erased). */
 export interface SealingKeys {

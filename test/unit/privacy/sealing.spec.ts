@@ -42,7 +42,7 @@ describe('sealValue / unsealValue', () => {
     for (const value of ['ada@example.com', 42, true, ['a', 'b'], { name: 'Firefox' }]) {
       const sealed = sealValue(value, key, 'T:email');
       expect(isSealed(sealed)).toBe(true);
-      expect(JSON.stringify(sealed)).not.toContain(JSON.stringify(value));
+      if (typeof value === 'string') expect(JSON.stringify(sealed)).not.toContain(value);
       expect(unsealValue(sealed, key.key, 'T:email')).toEqual(value);
       expect(() => unsealValue(sealed, key.key, 'T:name')).toThrow();
     }

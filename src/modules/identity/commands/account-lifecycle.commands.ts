@@ -9,10 +9,11 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/p
 import { nextId } from '../../../platform/context/request-context';
 import { PlatformError } from '../../../platform/errors';
 import { accountDecider, type AccountState } from '../domain/account';
-import { tenantDecider } from '../domain/access';
+import { emailClaimDecider, tenantDecider } from '../domain/access';
 import { workspaceDecider } from '../domain/workspace';
 import { accountStream, tenantStream, workspaceStream } from '../domain/identity.constants';
 import { IdentityCrypto, LoginThrottle, StepUpService } from '../identity.services';
+import { SubjectKeyStore } from '../../../platform/privacy/subject-keys';
 import { reauthenticate } from './identity.commands';
 
 export interface AccountClosure {
@@ -104,6 +105,53 @@ export class CancelAccountClosureHandler implements ICommandHandler<CancelAccoun
     const spend = c.step_up_token === undefined ? undefined : await this.stepUp.authorize(c.step_up_token, 'ACCOUNT_CLOSURE', c.principal);
     const outcome = await this.commands.execute(accountStream(c.principal.profile_uuid), accountDecider, { kind: 'CancelClosure' }, { spend });
     return closureView(outcome.state, outcome.version);
+  }
+}
+
+/** What an erasure answers (docs/privacy.md). */
+export interface AccountErasure {
+  profile_uuid: string;
+  status: 'ERASED';
+  reason_code: string;
+  erased_at: string;
+  keys_destroyed: number;
+  version: number;
+}
+
+export class EraseAccount {
+  constructor(readonly principal: Principal, readonly profile_uuid: string, readonly step_up_token: string, readonly reason_code: string | undefined) {}
+}
+
+/**
+ * Erases a closed account's personal data (platform admin, step-up ACCOUNT_ERASURE): checks the erasure is allowed,
+ * destroys the person's keys (every value sealed under them — the account's personal and secret fields, the words the
+ * person wrote anywhere — reads as erased from then on, in the log, on replay and on rebuild), then records
+ * AccountErased, on which every read model scrubs what it holds of the person and the notification inbox deletes the
+ * person's notifications (tombstones on its compacted topic). The key goes first: a failed append leaves the data
+ * erased and the retry records it; the other order could record an erasure that did not happen.
+ */
+@CommandHandler(EraseAccount)
+export class EraseAccountHandler implements ICommandHandler<EraseAccount, AccountErasure> {
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly crypto: IdentityCrypto,
+    private readonly stepUp: StepUpService,
+    private readonly keys: SubjectKeyStore,
+  ) {}
+
+  async execute(c: EraseAccount): Promise<AccountErasure> {
+    if (c.principal.platform_role !== 'ADMIN') throw new PlatformError('FORBIDDEN', 'Only a platform admin erases accounts.');
+    const stream = accountStream(c.profile_uuid);
+    const reason_code = c.reason_code ?? 'DATA_SUBJECT_REQUEST';
+    const erase = (keys_destroyed: number) => ({ kind: 'EraseAccount', reason_code, erased_by_profile_uuid: c.principal.profile_uuid, keys_destroyed }) as const;
+    const { state } = await this.commands.load(stream, accountDecider);
+    accountDecider.decide(erase(0), state, { now: new Date(), newId: () => '' }); // refused here, nothing destroyed
+    const spend = await this.stepUp.authorize(c.step_up_token, 'ACCOUNT_ERASURE', c.principal);
+    // The address is given up while it can still be named (after the key goes, the account's email reads as erased).
+    await this.commands.execute(this.crypto.emailStream(state.email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: c.profile_uuid });
+    const keys_destroyed = this.keys.erase(c.profile_uuid);
+    const outcome = await this.commands.execute(stream, accountDecider, erase(keys_destroyed), { spend });
+    return { profile_uuid: c.profile_uuid, status: 'ERASED', reason_code, erased_at: outcome.state.erased_at!, keys_destroyed, version: Number(outcome.version ?? 0n) };
   }
 }
 

@@ -49,7 +49,12 @@ export type AccountEvent =
   | { type: 'ClosureCancelled'; data: { request_uuid: string; cancelled_at: string } }
   | { type: 'ClosureCompleted'; data: { request_uuid: string; completed_at: string } }
   | { type: 'ActiveWorkspaceSelected'; data: { workspace_id: string | null } }
-  | { type: 'TenantCreationClaimed'; data: { tenant_uuid: string } };
+  | { type: 'TenantCreationClaimed'; data: { tenant_uuid: string } }
+  /**
+   * A closed account's personal data erased (GDPR Art. 17): its key was destroyed before this was appended, so every
+   * sealed value of the person reads as erased from here on; read models scrub what they hold of the person.
+   */
+  | { type: 'AccountErased'; data: { profile_uuid: string; reason_code: string; erased_at: string; erased_by_profile_uuid: string; keys_destroyed: number } };
 
 export interface ClosureState {
   request_uuid: string;
@@ -81,6 +86,8 @@ export interface AccountState {
   active_workspace_id: string | null;
   /** Tenants this account has created (claimed under its revision, so a limit holds under concurrency). */
   tenants_created: number;
+  /** When its personal data was erased (AccountErased); null before. */
+  erased_at: string | null;
 }
 
 export type AccountCommand =
@@ -96,6 +103,7 @@ export type AccountCommand =
   | { kind: 'RequestClosure'; request_uuid: string; reason_code: string; grace_ms: number }
   | { kind: 'CancelClosure' }
   | { kind: 'CompleteClosure' }
+  | { kind: 'EraseAccount'; reason_code: string; erased_by_profile_uuid: string; keys_destroyed: number }
   | { kind: 'SelectActiveWorkspace'; workspace_id: string | null }
   | { kind: 'ClaimTenantCreation'; tenant_uuid: string; policy: TenantCreationPolicy; limit: number; is_platform_admin: boolean };
 
@@ -121,6 +129,7 @@ export const initialAccount = (): AccountState => ({
   closure: null,
   active_workspace_id: null,
   tenants_created: 0,
+  erased_at: null,
 });
 
 export function evolveAccount(s: AccountState, e: AccountEvent): AccountState {
@@ -170,6 +179,8 @@ export function evolveAccount(s: AccountState, e: AccountEvent): AccountState {
       return { ...s, active_workspace_id: e.data.workspace_id };
     case 'TenantCreationClaimed':
       return { ...s, tenants_created: s.tenants_created + 1 };
+    case 'AccountErased':
+      return { ...s, erased_at: e.data.erased_at };
   }
 }
 
@@ -278,6 +289,11 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
           { type: 'ClosureCompleted', data: { request_uuid: s.closure.request_uuid, completed_at: at } },
           { type: 'SessionsRevoked', data: { reason: 'ACCOUNT_CLOSED', revoked_at: at } },
         ];
+      case 'EraseAccount':
+        if (s.status === 'NONE') throw new PlatformError('NOT_FOUND', 'No such account.');
+        if (s.erased_at) throw new StateConflict('The account is already erased.');
+        if (s.status !== 'CLOSED') throw new RuleViolation('Only a closed account can be erased: its closure must have completed.', [{ field: 'profile_uuid', issue: `the account is ${s.status}` }]);
+        return [{ type: 'AccountErased', data: { profile_uuid: s.profile_uuid, reason_code: c.reason_code, erased_at: at, erased_by_profile_uuid: c.erased_by_profile_uuid, keys_destroyed: c.keys_destroyed } }];
       case 'SelectActiveWorkspace':
         requireActive(s);
         return [{ type: 'ActiveWorkspaceSelected', data: { workspace_id: c.workspace_id } }];

@@ -6,7 +6,7 @@ export const STEP_UP_TTL_MS = 5 * 60 * 1000;
 export const CONTACT_CHANGE_TTL_MS = 24 * 3600 * 1000;
 export const SERVICE_NAME = 'Trading and Account Platform';
 
-export const STEP_UP_PURPOSES = ['MERCHANT_PROFILE_ACTIVATION', 'COMMERCE_INVOICE_CANCELLATION', 'AUTHENTICATOR_DISABLE', 'ACCOUNT_CLOSURE'] as const;
+export const STEP_UP_PURPOSES = ['MERCHANT_PROFILE_ACTIVATION', 'COMMERCE_INVOICE_CANCELLATION', 'AUTHENTICATOR_DISABLE', 'ACCOUNT_CLOSURE', 'ACCOUNT_ERASURE'] as const;
 export type StepUpPurpose = (typeof STEP_UP_PURPOSES)[number];
 
 export const ACCOUNT_STREAM_PREFIX = 'identity-account-';

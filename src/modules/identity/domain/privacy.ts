@@ -38,6 +38,7 @@ export const ACCOUNT_EVENT_CLASSES = declareEventClasses<AccountEvent>('identity
   ClosureCompleted: { request_uuid: 'internal', completed_at: 'internal' },
   ActiveWorkspaceSelected: { workspace_id: 'internal' },
   TenantCreationClaimed: { tenant_uuid: 'internal' },
+  AccountErased: { profile_uuid: 'internal', reason_code: 'internal', erased_at: 'internal', erased_by_profile_uuid: 'internal', keys_destroyed: 'internal' },
 }, { subject: ACCOUNT_HOLDER });
 
 export const ACCESS_EVENT_CLASSES = {

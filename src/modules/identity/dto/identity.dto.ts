@@ -148,6 +148,23 @@ export class AccountClosureCancellationRequest {
   step_up_token?: string | null;
 }
 
+/** An admin's erasure of a closed account (docs/privacy.md). */
+@NoExtraFields()
+export class AccountErasureRequest {
+  @ApiProperty({ description: 'A step-up token of purpose ACCOUNT_ERASURE, issued to the admin\'s session.' }) @IsString() @MaxLength(128)
+  step_up_token!: string;
+
+  @ApiPropertyOptional({ example: 'DATA_SUBJECT_REQUEST', description: 'Why (UPPER_SNAKE); DATA_SUBJECT_REQUEST when omitted.' })
+  @Optional() @Matches(/^[A-Z][A-Z0-9_]{1,63}$/, { message: 'reason_code must be an UPPER_SNAKE classification' })
+  reason_code?: string;
+}
+
+export class AccountParam {
+  @ApiProperty(hex32Param('The account (profile)'))
+  @Matches(HEX32, { message: 'profile_uuid must be 32 lowercase hex characters' })
+  profile_uuid!: string;
+}
+
 export class CreateTenantRequest {
   @ApiProperty() @IsString() @Length(1, 200)
   name!: string;

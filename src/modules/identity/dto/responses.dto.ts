@@ -57,6 +57,17 @@ export class ContactChangeReceiptResponse {
   @ApiPropertyOptional({ description: 'true: every interactive session was revoked.' }) sessions_revoked?: boolean;
 }
 
+/** An erasure as recorded (AccountErased): the person's keys destroyed, the read models scrubbing. */
+@ApiSchema({ name: 'AccountErasure' })
+export class AccountErasureResponse {
+  @ApiProperty(HEX32_ID) profile_uuid!: string;
+  @ApiProperty({ enum: ['ERASED'] }) status!: string;
+  @ApiProperty() reason_code!: string;
+  @ApiProperty({ format: 'date-time' }) erased_at!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Keys of the person destroyed (0 when nothing was ever sealed for them).' }) keys_destroyed!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'The account stream\'s revision after the erasure.' }) version!: number;
+}
+
 /** The seeds' AccountClosure. Completion must not be inferred from HTTP acceptance alone. */
 @ApiSchema({ name: 'AccountClosure' })
 export class AccountClosureResponse {
