@@ -10,6 +10,8 @@
  *   3. 100-event batch appends, sequential                                                 target >= 50% of raw
  *   4. readAll in pages of 1000 over the whole log vs raw SELECT + JSON.parse
  *   5. projection rebuild (TestLedgerProjector via ProjectionRunner) vs raw upserts         target >= 30,000 ev/s
+ *   6. sealing (docs/privacy.md): the appends of 2 through the sealing store, an account-like event whose 5 personal
+ *      and secret fields are sealed, against the same events declared all internal        target cost < 10%
  *
  * Every figure is the best of 2 runs (reads: 3) on fresh database files (this kind of VM is noisy), baseline and adapter runs
  * alternating. Followed by a per-event cost breakdown of the append and rebuild paths (where the time goes).
@@ -33,6 +35,92 @@ import { newId } from '../../src/platform/context/request-context';
 import { hex32 } from '../support/events';
 import { TestLedgerProjector, testLedgerReadModel } from '../support/test-ledger/ledger.read-model';
 import { clock, log, pad, padL, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
+import { declareEventClasses } from '../../src/platform/privacy/field-classes';
+import { SealingEventStore } from '../../src/platform/privacy/sealing-event-store';
+import { SubjectKeyStore } from '../../src/platform/privacy/subject-keys';
+import { sealEventData, unsealEventData } from '../../src/platform/privacy/sealing';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sealing: one event shape, declared twice: with its personal and secret fields, and with every field internal.
+
+type AccountLike = { profile_uuid: string; email: string; first_name: string; last_name: string; password_hash: string; device: { name: string; platform: string }; plan: string; tier: string };
+declareEventClasses<{ type: 'BenchAccountSealed'; data: AccountLike } | { type: 'BenchAccountPlain'; data: AccountLike }>(
+  'bench',
+  {
+    BenchAccountSealed: { profile_uuid: 'internal', email: 'personal', first_name: 'personal', last_name: 'personal', password_hash: 'secret', device: 'personal', plan: 'internal', tier: 'internal' },
+    BenchAccountPlain: { profile_uuid: 'internal', email: 'internal', first_name: 'internal', last_name: 'internal', password_hash: 'internal', device: 'internal', plan: 'internal', tier: 'internal' },
+  },
+  { subject: (e) => String(e.data.profile_uuid) },
+);
+
+function accountEvent(type: 'BenchAccountSealed' | 'BenchAccountPlain', subject: string, i: number): NewEvent {
+  return {
+    event_id: newId(),
+    type,
+    data: {
+      profile_uuid: subject, email: `user-${i}@example.com`, first_name: 'Ada', last_name: `Lovelace-${i}`, password_hash: `scrypt$17$8$1$${hex64()}`,
+      device: { name: 'Firefox 132', platform: 'Linux' }, plan: 'PRO', tier: String(i % 5),
+    },
+    metadata: platformMetadata(TENANT, WORKSPACE, subject),
+    occurred_at: new Date().toISOString(),
+  };
+}
+
+/** 64 concurrent writers of single-event appends, one data subject each (a person's stream), through the sealing store. */
+async function sealedWriters(dir: string, type: 'BenchAccountSealed' | 'BenchAccountPlain'): Promise<number> {
+  const keys = new SubjectKeyStore(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32));
+  const store = new SealingEventStore(new SqliteEventStore({ filename: join(dir, 'events.sqlite') }), keys);
+  const plan = Array.from({ length: WRITERS }, (_, w) => {
+    const subject = hex32();
+    return { stream: `identity-account-${subject}`, events: Array.from({ length: EVENTS_PER_WRITER }, (_, k) => accountEvent(type, subject, w * EVENTS_PER_WRITER + k)) };
+  });
+  const t = clock();
+  await Promise.all(
+    plan.map(async ({ stream, events }) => {
+      for (let k = 0; k < events.length; k++) await store.append(stream, [events[k]], k === 0 ? 'no_stream' : BigInt(k - 1));
+    }),
+  );
+  const rate = perSec(WRITERS * EVENTS_PER_WRITER, seconds(t));
+  if (type === 'BenchAccountSealed') {
+    const [stored] = await store.raw.readStream(plan[0].stream, { maxCount: 1 });
+    if (!JSON.stringify(stored.data).includes('"$sealed"')) throw new Error('nothing was sealed');
+  }
+  await store.close();
+  keys.close();
+  return rate;
+}
+
+/** The bench's order events (nothing to seal) from 64 writers, through the sealing store or the adapter alone. */
+async function orderWriters(dir: string, sealing: boolean): Promise<number> {
+  const raw = new SqliteEventStore({ filename: join(dir, 'events.sqlite') });
+  const keys = sealing ? new SubjectKeyStore(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32)) : null;
+  const store: EventStore = keys ? new SealingEventStore(raw, keys) : raw;
+  const plan = Array.from({ length: WRITERS }, (_, w) => ({ stream: orderStream(), events: Array.from({ length: EVENTS_PER_WRITER }, (_, k) => orderEvent(w * EVENTS_PER_WRITER + k)) }));
+  const t = clock();
+  await Promise.all(plan.map(async ({ stream, events }) => {
+    for (let k = 0; k < events.length; k++) await store.append(stream, [events[k]], k === 0 ? 'no_stream' : BigInt(k - 1));
+  }));
+  const rate = perSec(WRITERS * EVENTS_PER_WRITER, seconds(t));
+  await store.close();
+  keys?.close();
+  return rate;
+}
+
+/** Sealing and opening one event's fields, CPU only (keys cached), per event. */
+function sealingCpu(dir: string): { sealNs: number; openNs: number } {
+  const keys = new SubjectKeyStore(join(dir, 'cpu-keys.sqlite'), crypto.randomBytes(32));
+  const subject = hex32();
+  const events = Array.from({ length: 20_000 }, (_, i) => accountEvent('BenchAccountSealed', subject, i));
+  const open: JsonObject[] = [];
+  let t = clock();
+  for (const e of events) open.push(sealEventData({ type: e.type, stream: 's', data: e.data, metadata: e.metadata }, keys));
+  const sealNs = Number(clock() - t) / events.length;
+  t = clock();
+  for (const d of open) unsealEventData('BenchAccountSealed', d, keys);
+  const openNs = Number(clock() - t) / events.length;
+  keys.close();
+  return { sealNs, openNs };
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Sizes (about 60-90 s in total on a 2-vCPU VM).
@@ -599,6 +687,36 @@ async function main(): Promise<void> {
       target: `>= ${TARGET_REBUILD.toLocaleString('en-US')} ev/s`,
       pass: rebuild >= TARGET_REBUILD,
     });
+
+    // 6. Sealing: the same 64-writer appends through the sealing store, sealed against all-internal, alternating.
+    const sealedRates: number[] = [];
+    const plainRates: number[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      plainRates.push(await sealedWriters(join(dir, `plain-${rep}`), 'BenchAccountPlain'));
+      sealedRates.push(await sealedWriters(join(dir, `sealed-${rep}`), 'BenchAccountSealed'));
+    }
+    const sealed = best(sealedRates);
+    const plain = best(plainRates);
+    const cost = 1 - sealed / plain;
+    const layerRates: number[] = [];
+    const adapterRates: number[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      adapterRates.push(await orderWriters(join(dir, `orders-raw-${rep}`), false));
+      layerRates.push(await orderWriters(join(dir, `orders-sealing-${rep}`), true));
+    }
+    const layer = best(layerRates);
+    const adapter = best(adapterRates);
+    const layerCost = 1 - layer / adapter;
+    const cpu = sealingCpu(dir);
+    log(`6. sealing: ${WRITERS} concurrent writers x ${EVENTS_PER_WRITER} single-event appends of an account-like event (one subject per writer)`);
+    log(`   5 personal and secret fields sealed:  ${padL(fmtRate(sealed), 14)}   (runs: ${runs(sealedRates)})`);
+    log(`   the same events, nothing to seal:     ${padL(fmtRate(plain), 14)}   (runs: ${runs(plainRates)})`);
+    log(`   cost of sealing: ${fmtPct(cost)} of append throughput; CPU per event: seal ${us(cpu.sealNs)}, open ${us(cpu.openNs)} (keys cached)`);
+    log(`   the platform's append path (the order events of 2, nothing personal), through the sealing store: ${padL(fmtRate(layer), 12)}`);
+    log(`   the same, the adapter alone:                                                               ${padL(fmtRate(adapter), 12)}   cost ${fmtPct(layerCost)}   (runs: ${runs(layerRates)} vs ${runs(adapterRates)})`);
+    log();
+    figures.push({ name: 'sealing store, order appends', value: fmtRate(layer), baseline: `${fmtPct(layer / adapter)} of the adapter alone`, target: '< 10% cost', pass: layerCost < 0.1 });
+    figures.push({ name: 'appends with 5 sealed fields', value: fmtRate(sealed), baseline: `${fmtPct(sealed / plain)} of the same unsealed`, target: '< 10% cost', pass: cost < 0.1 });
 
     log('Where the time goes: append path, per event, CPU work measured in isolation (best of 3 passes)');
     for (const [label, ns] of breakdown) log(`   ${pad(label, 46)} ${padL(us(ns), 8)}`);

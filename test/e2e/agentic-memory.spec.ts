@@ -135,7 +135,7 @@ describe('collections, objects and versions', () => {
     expect(events[0].previous_event_commitment).toBeNull();
     expect(events[0].metadata).toMatchObject({ actor: { type: 'profile', reference: owner.profile_uuid }, workspace_uuid: owner.workspace });
     expect(events[5].metadata).toMatchObject({ actor: { type: 'profile', reference: agent.profile_uuid }, workspace_uuid: owner.workspace });
-    expect((events[5].data.request as { question: unknown }).question).toMatchObject({ $sealed: 'aes-256-gcm-v1' });
+    expect((events[5].data.request as { question: unknown }).question).toEqual({ $sealed_field: 'request.question' });
     expect(JSON.stringify(events.map((e) => e.data))).not.toContain('Does the close move');
     const opened = await t.app.get<EventStore>(EVENT_STORE).readStream(`agentic-memory-collection-${c.collection_uuid}`);
     expect((opened[5].data.request as { question: unknown }).question).toBe('Does the close move in December too?');

@@ -107,8 +107,10 @@ describe('GET /api/v1/audit/streams/{stream}/events', () => {
       })),
     );
     // The ledger's owner is personal (test-ledger's classes): sealed in the log, only its digest in the answer.
-    expect(stored[0].data.owner).toMatchObject({ $sealed: 'aes-256-gcm-v1' });
-    expect(seen[0].data.owner).toEqual({ $sealed_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(stored[0].data.owner).toEqual({ $sealed_field: 'owner' });
+    expect(stored[0].data.$sealed_values).toMatchObject({ $sealed: 'aes-256-gcm-v2' });
+    expect(seen[0].data.owner).toEqual({ $sealed_field: 'owner' });
+    expect(seen[0].data.$sealed_values).toEqual({ $sealed_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(JSON.stringify(seen)).not.toContain('"audit"');
     expect(seen[0].previous_event_commitment).toBeNull();
     expect(seen[3].previous_event_commitment).toBe(seen[2].event_commitment);

@@ -7,27 +7,34 @@
  */
 import type { JsonObject } from '../commitments/json';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions } from '../event-store/event-store.port';
-import { sealEventData, unsealEventData, type SealingKeys } from './sealing';
+import { sealEventData, sealingSubject, unsealEventData, type SealingKeys } from './sealing';
+import type { SubjectKey } from './subject-keys';
 
 export const RAW_EVENT_STORE = Symbol('RAW_EVENT_STORE');
 
 export class SealingEventStore implements EventStore {
-  constructor(readonly raw: EventStore, private readonly keys: SealingKeys) {}
+  constructor(
+    readonly raw: EventStore,
+    private readonly keys: SealingKeys & { keyForSoon?(subject: string): SubjectKey | Promise<SubjectKey> },
+  ) {}
 
   get kind(): EventStore['kind'] {
     return this.raw.kind;
   }
 
-  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    let sealed: NewEvent[];
-    try {
-      sealed = events.map((e) => {
-        const data = sealEventData({ type: e.type, stream, data: e.data, metadata: e.metadata }, this.keys);
-        return data === e.data ? e : { ...e, data };
-      });
-    } catch (error) {
-      return Promise.reject(error);
+  async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    // The subjects' keys first: a new subject's key is made (durably) before anything is sealed with it.
+    const subjects = events.map((e) => sealingSubject({ type: e.type, stream, data: e.data, metadata: e.metadata }));
+    const made = new Map<string, SubjectKey>();
+    for (const subject of subjects) {
+      if (subject === null || made.has(subject)) continue;
+      made.set(subject, await (this.keys.keyForSoon ? this.keys.keyForSoon(subject) : this.keys.keyFor(subject)));
     }
+    const keys: SealingKeys = { keyFor: (subject) => made.get(subject) ?? this.keys.keyFor(subject), keyById: (kid) => this.keys.keyById(kid) };
+    const sealed = events.map((e) => {
+      const data = sealEventData({ type: e.type, stream, data: e.data, metadata: e.metadata }, keys);
+      return data === e.data ? e : { ...e, data };
+    });
     return this.raw.append(stream, sealed, expected);
   }
 

@@ -1,14 +1,19 @@
 /**
  * Sealing: the personal and secret fields of an event (as its module classifies them, field-classes.ts) are stored
- * encrypted with the key of their data subject (subject-keys.ts), in place of the value:
+ * encrypted with the key of their data subject (subject-keys.ts). One authenticated encryption per event, not per
+ * field (one cipher set-up costs as much as the encryption of a few fields): each sealed field holds only a
+ * reference, and the values travel together in one sealed value under the data's `$sealed_values` member:
  *
- *   {"$sealed": "aes-256-gcm-v1", "kid": <32 hex>, "t": "s"|"n"|"b"|"a"|"o", "iv": <base64url>, "ct": <base64url>}
+ *   "email": {"$sealed_field": "email"}, "item": {"payload": {"$sealed_field": "item.payload"}, …}, …
+ *   "$sealed_values": {"$sealed": "aes-256-gcm-v2", "kid": <32 hex>, "t": {"email": "s", "item.payload": "o"},
+ *                      "iv": <base64url>, "ct": <base64url>}
  *
- * `ct` is AES-256-GCM (ciphertext then 16-byte tag) of the value's JSON text, authenticated with
- * `<event type>:<field path>` so a sealed value cannot be moved to another field; `t` is the value's JSON type
- * (string, number, boolean, array, object), which is what an erased value reads as (ERASED_VALUES). A null value is
- * not sealed. The chain commits to a sealed value by its digest and every published form carries only that digest
- * (commitment.ts, committedData), so erasing the key changes no commitment and nothing published held the ciphertext.
+ * `ct` is AES-256-GCM (ciphertext, then the 16-byte tag) of the JSON object {path: value}, authenticated with the
+ * event type and the sealed paths, so the values cannot be moved to another event type or field; `t` gives each
+ * value's JSON type (string, number, boolean, array, object), which is what an erased value reads as
+ * (ERASED_VALUES). A null value is not sealed. The chain commits to the sealed value by its digest and every published
+ * form carries only that digest (commitment.ts, committedData): erasing the key changes no commitment, and nothing
+ * published held the ciphertext.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { SEALED_MARK } from '../commitments/commitment';
@@ -16,14 +21,17 @@ import type { JsonObject, JsonValue } from '../commitments/json';
 import { eventDeclaration, type EventForSubject, type FieldClassMap } from './field-classes';
 import type { SubjectKey } from './subject-keys';
 
-export const SEALING_ALG = 'aes-256-gcm-v1';
+export const SEALING_ALG = 'aes-256-gcm-v2';
+/** The data member holding an event's sealed values, and the reference a sealed field holds. */
+export const SEALED_VALUES = '$sealed_values';
+export const SEALED_FIELD = '$sealed_field';
 
 type JsonType = 's' | 'n' | 'b' | 'a' | 'o';
 
-export interface SealedValue {
+export interface SealedValues {
   $sealed: typeof SEALING_ALG;
   kid: string;
-  t: JsonType;
+  t: Record<string, JsonType>;
   iv: string;
   ct: string;
 }
@@ -42,67 +50,114 @@ export interface SealingKeys {
 
 const typeOf = (v: JsonValue): JsonType => (Array.isArray(v) ? 'a' : typeof v === 'string' ? 's' : typeof v === 'number' ? 'n' : typeof v === 'boolean' ? 'b' : 'o');
 
-export function sealValue(value: JsonValue, key: SubjectKey, aad: string): SealedValue {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key.key, iv);
-  cipher.setAAD(Buffer.from(aad, 'utf8'));
-  const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  return { $sealed: SEALING_ALG, kid: key.kid, t: typeOf(value), iv: iv.toString('base64url'), ct: body.toString('base64url') };
+/**
+ * Nonces come from a pool of random bytes drawn 1,024 at a time: one randomBytes call per event costs about as much
+ * as the encryption. A 96-bit random nonce per event, under keys that each seal one person's few events.
+ */
+const NONCE_BYTES = 12;
+let noncePool = Buffer.alloc(0);
+let nonceAt = 0;
+function nextNonce(): Buffer {
+  if (nonceAt + NONCE_BYTES > noncePool.length) {
+    noncePool = randomBytes(NONCE_BYTES * 1024);
+    nonceAt = 0;
+  }
+  const nonce = noncePool.subarray(nonceAt, nonceAt + NONCE_BYTES);
+  nonceAt += NONCE_BYTES;
+  return nonce;
 }
 
-/** The clear value, or ERASED_VALUES of its type when the key is gone. Throws when the value was tampered with. */
-export function unsealValue(sealed: SealedValue, key: Buffer | null, aad: string): JsonValue {
-  if (!key) return structuredClone(ERASED_VALUES[sealed.t] ?? null);
+/** What the encryption authenticates besides the values: the event type and which fields it seals. */
+const aadOf = (type: string, paths: string[]): Buffer => Buffer.from(`${type}:${[...paths].sort().join(',')}`, 'utf8');
+
+export function sealValues(values: Record<string, JsonValue>, key: SubjectKey, type: string): SealedValues {
+  const paths = Object.keys(values);
+  const iv = nextNonce();
+  const cipher = createCipheriv('aes-256-gcm', key.key, iv);
+  cipher.setAAD(aadOf(type, paths));
+  const body = cipher.update(JSON.stringify(values), 'utf8');
+  cipher.final(); // GCM is a stream mode: final adds no bytes, it computes the tag
+  const t: Record<string, JsonType> = {};
+  for (const p of paths) t[p] = typeOf(values[p]);
+  return { $sealed: SEALING_ALG, kid: key.kid, t, iv: iv.toString('base64url'), ct: Buffer.concat([body, cipher.getAuthTag()]).toString('base64url') };
+}
+
+/** The clear values, or ERASED_VALUES of their types when the key is gone. Throws when they were tampered with. */
+export function unsealValues(sealed: SealedValues, key: Buffer | null, type: string): Record<string, JsonValue> {
+  const paths = Object.keys(sealed.t);
+  if (!key) return Object.fromEntries(paths.map((p) => [p, structuredClone(ERASED_VALUES[sealed.t[p]] ?? null)]));
   const body = Buffer.from(sealed.ct, 'base64url');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64url'));
-  decipher.setAAD(Buffer.from(aad, 'utf8'));
+  decipher.setAAD(aadOf(type, paths));
   decipher.setAuthTag(body.subarray(body.length - 16));
-  const text = Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
-  return JSON.parse(text) as JsonValue;
+  const text = decipher.update(body.subarray(0, body.length - 16)).toString('utf8');
+  decipher.final(); // throws when the tag does not match: changed, or moved to another event type or field
+  return JSON.parse(text) as Record<string, JsonValue>;
 }
 
-export const isSealed = (v: unknown): v is SealedValue =>
+export const isSealed = (v: unknown): v is SealedValues =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && (v as Record<string, unknown>)[SEALED_MARK] === SEALING_ALG;
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isFieldRef = (v: unknown): v is { [SEALED_FIELD]: string } => isObject(v) && typeof v[SEALED_FIELD] === 'string';
+
+/** Whose key sealing this event needs: its subject when it has a non-null personal or secret field, else null. */
+export function sealingSubject(e: EventForSubject & { data: JsonObject }): string | null {
+  const declaration = eventDeclaration(e.type);
+  if (!declaration?.protectedFields || e.data[SEALED_VALUES] !== undefined) return null;
+  const any = (data: JsonObject, classes: FieldClassMap): boolean =>
+    Object.entries(classes).some(([field, c]) => {
+      const value = data[field];
+      if (value === undefined || value === null) return false;
+      return c === 'personal' || c === 'secret' || (typeof c !== 'string' && isObject(value) && any(value, c));
+    });
+  return any(e.data, declaration.fields) ? declaration.subject(e) : null;
+}
 
 /**
  * The event's data with its personal and secret fields sealed under its subject's key (the data itself when its type
- * has none). A field already sealed (an event sealed before, appended again) is left as it is.
+ * has none, or nothing non-null to seal). Data sealed before (an event appended again) is left as it is.
  */
 export function sealEventData(e: EventForSubject & { data: JsonObject }, keys: SealingKeys): JsonObject {
   const declaration = eventDeclaration(e.type);
-  if (!declaration?.protectedFields) return e.data;
-  let key: SubjectKey | undefined;
-  const keyOnce = (): SubjectKey => (key ??= keys.keyFor(declaration.subject(e)));
+  if (!declaration?.protectedFields || e.data[SEALED_VALUES] !== undefined) return e.data;
+  const values: Record<string, JsonValue> = {};
   const walk = (data: JsonObject, classes: FieldClassMap, path: string): JsonObject => {
     let out: JsonObject | undefined;
     for (const [field, c] of Object.entries(classes)) {
       const value = data[field];
-      if (value === undefined || value === null || isSealed(value)) continue;
+      if (value === undefined || value === null) continue;
       let next: JsonValue = value;
-      if (c === 'personal' || c === 'secret') next = sealValue(value, keyOnce(), `${e.type}:${path}${field}`) as unknown as JsonObject;
-      else if (typeof c !== 'string' && isObject(value)) next = walk(value, c, `${path}${field}.`);
+      if (c === 'personal' || c === 'secret') {
+        values[`${path}${field}`] = value;
+        next = { [SEALED_FIELD]: `${path}${field}` };
+      } else if (typeof c !== 'string' && isObject(value)) next = walk(value, c, `${path}${field}.`);
       if (next !== value) (out ??= { ...data })[field] = next;
     }
     return out ?? data;
   };
-  return walk(e.data, declaration.fields, '');
+  const data = walk(e.data, declaration.fields, '');
+  if (data === e.data) return data;
+  return { ...data, [SEALED_VALUES]: sealValues(values, keys.keyFor(declaration.subject(e)), e.type) as unknown as JsonObject };
 }
 
-/** The event's data with every sealed value opened (erased ones as ERASED_VALUES). */
+/** The event's data with its sealed values opened (erased ones as ERASED_VALUES) and put back in their fields. */
 export function unsealEventData(type: string, data: JsonObject, keys: Pick<SealingKeys, 'keyById'>): JsonObject {
-  const declaration = eventDeclaration(type);
-  if (declaration && !declaration.protectedFields) return data;
-  const walk = (value: JsonValue, path: string): JsonValue => {
-    if (isSealed(value)) return unsealValue(value, keys.keyById(value.kid), `${type}:${path.slice(0, -1)}`);
-    if (!isObject(value)) return value;
+  const sealed = data[SEALED_VALUES];
+  if (!isSealed(sealed)) return data;
+  const values = unsealValues(sealed, keys.keyById(sealed.kid), type);
+  const walk = (value: JsonObject, top: boolean): JsonObject => {
     let out: JsonObject | undefined;
     for (const [field, member] of Object.entries(value)) {
-      const next = walk(member as JsonValue, `${path}${field}.`);
-      if (next !== member) (out ??= { ...value })[field] = next;
+      if (top && field === SEALED_VALUES) {
+        out ??= { ...value };
+        delete out[field];
+        continue;
+      }
+      const next = isFieldRef(member) ? (values[member[SEALED_FIELD]] ?? null) : isObject(member) ? walk(member, false) : member;
+      if (next !== member) (out ??= { ...value })[field] = next as JsonValue;
     }
     return out ?? value;
   };
-  return walk(data, '') as JsonObject;
+  return walk(data, true);
 }

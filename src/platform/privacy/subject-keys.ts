@@ -33,6 +33,9 @@ const CACHE_LIMIT = 10_000;
 export class SubjectKeyStore {
   private readonly db: Database.Database;
   private readonly bySubject = new Map<string, SubjectKey>();
+  /** Subjects whose first key is being made, and who waits for it: made together, in one durable transaction. */
+  private creating = new Map<string, Array<{ resolve: (key: SubjectKey) => void; reject: (error: unknown) => void }>>();
+  private flushScheduled = false;
   private readonly byKid = new Map<string, Buffer | null>();
   private readonly stmt: {
     current: Database.Statement<[string], { kid: string; wrapped: Buffer }>;
@@ -78,6 +81,57 @@ export class SubjectKeyStore {
     const key = { kid: row.kid, key: this.unwrap(row.kid, row.wrapped) };
     this.remember(subject, key);
     return key;
+  }
+
+  /**
+   * The subject's key, made on first use like keyFor, but the first keys of the subjects asked for in one turn of the
+   * event loop are made in one transaction: one durable write for a burst of new accounts, not one each.
+   */
+  keyForSoon(subject: string): SubjectKey | Promise<SubjectKey> {
+    const cached = this.bySubject.get(subject);
+    if (cached) return cached;
+    const row = this.stmt.current.get(subject);
+    if (row) {
+      const key = { kid: row.kid, key: this.unwrap(row.kid, row.wrapped) };
+      this.remember(subject, key);
+      return key;
+    }
+    return new Promise<SubjectKey>((resolve, reject) => {
+      const waiting = this.creating.get(subject);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.creating.set(subject, [{ resolve, reject }]);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.createPending());
+      }
+    });
+  }
+
+  private createPending(): void {
+    this.flushScheduled = false;
+    const batch = this.creating;
+    this.creating = new Map();
+    const now = new Date().toISOString();
+    try {
+      this.db.transaction(() => {
+        for (const subject of batch.keys()) {
+          if (this.stmt.current.get(subject)) continue;
+          const kid = randomBytes(16).toString('hex');
+          this.stmt.insert.run(kid, subject, this.wrap(kid, randomBytes(32)), now);
+        }
+      })();
+    } catch (error) {
+      for (const waiting of batch.values()) for (const w of waiting) w.reject(error);
+      return;
+    }
+    for (const [subject, waiting] of batch) {
+      try {
+        const key = this.keyFor(subject);
+        for (const w of waiting) w.resolve(key);
+      } catch (error) {
+        for (const w of waiting) w.reject(error);
+      }
+    }
   }
 
   /** The key a sealed value names; null once its subject is erased (or for a kid this store never made). */

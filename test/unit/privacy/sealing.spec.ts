@@ -7,11 +7,11 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { canonicalJson, committedData, eventCommitment, verifyStreamChain } from '../../../src/platform/commitments/commitment';
+import { canonicalJson, committedData, committedDataJcs, eventCommitment, verifyStreamChain } from '../../../src/platform/commitments/commitment';
 import type { JsonObject } from '../../../src/platform/commitments/json';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite.event-store';
 import { declareEventClasses } from '../../../src/platform/privacy/field-classes';
-import { ERASED_VALUES, isSealed, sealEventData, sealValue, unsealEventData, unsealValue } from '../../../src/platform/privacy/sealing';
+import { ERASED_VALUES, isSealed, sealEventData, sealValues, unsealEventData, unsealValues } from '../../../src/platform/privacy/sealing';
 import { SealingEventStore } from '../../../src/platform/privacy/sealing-event-store';
 import { SubjectKeyStore } from '../../../src/platform/privacy/subject-keys';
 import { testMetadata, hex32 } from '../../support/events';
@@ -33,30 +33,28 @@ const dir = (): string => mkdtempSync(join(tmpdir(), 'sealing-'));
 const keysIn = (d: string, master = randomBytes(32)): SubjectKeyStore => new SubjectKeyStore(join(d, 'subject-keys.sqlite'), master);
 const registered = (profile: string): JsonObject => ({ profile_uuid: profile, email: 'ada@example.com', password_hash: 'scrypt$abc', device: { name: 'Firefox', platform: 'Linux' }, tags: ['vip'], age: 36 });
 
-describe('sealValue / unsealValue', () => {
+describe('sealValues / unsealValues', () => {
   const keys = keysIn(dir());
   afterAll(() => keys.close());
 
-  it('round-trips any JSON value, bound to its field: another field or a changed byte does not open', () => {
+  it('round-trips any JSON values together, bound to the event type and the fields: another type, another field set or a changed byte does not open', () => {
     const key = keys.keyFor('p1');
-    for (const value of ['ada@example.com', 42, true, ['a', 'b'], { name: 'Firefox' }]) {
-      const sealed = sealValue(value, key, 'T:email');
-      expect(isSealed(sealed)).toBe(true);
-      if (typeof value === 'string') expect(JSON.stringify(sealed)).not.toContain(value);
-      expect(unsealValue(sealed, key.key, 'T:email')).toEqual(value);
-      expect(() => unsealValue(sealed, key.key, 'T:name')).toThrow();
-    }
-    const sealed = sealValue('ada@example.com', key, 'T:email');
+    const values = { email: 'ada@example.com', age: 42, vip: true, tags: ['a', 'b'], device: { name: 'Firefox' } };
+    const sealed = sealValues(values, key, 'T');
+    expect(isSealed(sealed)).toBe(true);
+    expect(sealed.t).toEqual({ email: 's', age: 'n', vip: 'b', tags: 'a', device: 'o' });
+    expect(JSON.stringify(sealed)).not.toContain('ada@example.com');
+    expect(JSON.stringify(sealed)).not.toContain('Firefox');
+    expect(unsealValues(sealed, key.key, 'T')).toEqual(values);
+    expect(() => unsealValues(sealed, key.key, 'U')).toThrow();
+    expect(() => unsealValues({ ...sealed, t: { ...sealed.t, extra: 's' } }, key.key, 'T')).toThrow();
     const flipped = { ...sealed, ct: `${sealed.ct[0] === 'A' ? 'B' : 'A'}${sealed.ct.slice(1)}` };
-    expect(() => unsealValue(flipped, key.key, 'T:email')).toThrow();
+    expect(() => unsealValues(flipped, key.key, 'T')).toThrow();
   });
 
-  it('reads an erased value as the placeholder of its type', () => {
-    const key = keys.keyFor('p2');
-    expect(unsealValue(sealValue('x', key, 'a'), null, 'a')).toBe(ERASED_VALUES.s);
-    expect(unsealValue(sealValue({ a: 1 }, key, 'a'), null, 'a')).toEqual({});
-    expect(unsealValue(sealValue([1], key, 'a'), null, 'a')).toEqual([]);
-    expect(unsealValue(sealValue(7, key, 'a'), null, 'a')).toBe(0);
+  it('reads erased values as the placeholders of their types', () => {
+    const sealed = sealValues({ s: 'x', o: { a: 1 }, a: [1], n: 7, b: true }, keys.keyFor('p2'), 'T');
+    expect(unsealValues(sealed, null, 'T')).toEqual({ s: ERASED_VALUES.s, o: {}, a: [], n: 0, b: false });
   });
 });
 
@@ -71,7 +69,8 @@ describe('sealEventData / unsealEventData', () => {
     expect(sealed.profile_uuid).toBe(profile);
     expect(sealed.device).toBeNull();
     expect(sealed.age).toBeNull();
-    for (const f of ['email', 'password_hash', 'tags']) expect(sealed[f]).toMatchObject({ $sealed: 'aes-256-gcm-v1', kid: keys.keyFor(profile).kid });
+    for (const f of ['email', 'password_hash', 'tags']) expect(sealed[f]).toEqual({ $sealed_field: f });
+    expect(sealed.$sealed_values).toMatchObject({ $sealed: 'aes-256-gcm-v2', kid: keys.keyFor(profile).kid, t: { email: 's', password_hash: 's', tags: 'a' } });
     expect(JSON.stringify(sealed)).not.toMatch(/ada@example|scrypt|vip/);
     expect(unsealEventData('SealableRegistered', sealed, keys)).toEqual({ ...registered(profile), device: null, age: null });
   });
@@ -79,9 +78,23 @@ describe('sealEventData / unsealEventData', () => {
   it('descends into members classified one by one, and leaves data of types with nothing to seal as it is', () => {
     const noted = sealEventData({ type: 'SealableNoted', stream: 's', data: { note: { text: 'call me at +44 20 7946 0000', at: '2026-11-25' } }, metadata: testMetadata({ actor: { type: 'profile', reference: 'p9' } }) }, keys);
     expect((noted.note as JsonObject).at).toBe('2026-11-25');
-    expect(isSealed((noted.note as JsonObject).text)).toBe(true);
+    expect((noted.note as JsonObject).text).toEqual({ $sealed_field: 'note.text' });
+    expect(isSealed(noted.$sealed_values)).toBe(true);
+    expect(unsealEventData('SealableNoted', noted, keys)).toEqual({ note: { text: 'call me at +44 20 7946 0000', at: '2026-11-25' } });
     const plain = { anything: 'goes' };
     expect(sealEventData({ type: 'NotDeclaredHere', stream: 's', data: plain, metadata: testMetadata() }, keys)).toBe(plain);
+  });
+
+  it('computes the committed text on the append path exactly as the general rule does', () => {
+    for (let i = 0; i < 50; i++) {
+      const data = sealEventData(at({ ...registered(hex32()), email: `a${'"\\{}'.repeat(i % 3)}${i}@example.com`, tags: i % 2 ? [] : ['x', `{${i}}`] }), keys);
+      expect(committedDataJcs(data, canonicalJson(data))).toBe(canonicalJson(committedData(data)));
+    }
+    // Several sealed values, nested ones, a user's look-alike text: the general path, the same answer.
+    const odd = { a: { $sealed: 'x', ct: 'y' }, b: { c: { $sealed: 'z' } }, note: '"$sealed": {' };
+    expect(committedDataJcs(odd, canonicalJson(odd))).toBe(canonicalJson(committedData(odd)));
+    const plain = { a: 1, b: 'no seal here' };
+    expect(committedDataJcs(plain, canonicalJson(plain))).toBe(canonicalJson(plain));
   });
 
   it('is committed by digest: the published form recomputes the same commitment, before and after erasure', () => {
@@ -91,7 +104,8 @@ describe('sealEventData / unsealEventData', () => {
     const stored = eventCommitment({ ...fields, data: sealed });
     const published = committedData(sealed);
     expect(canonicalJson(published)).not.toMatch(/\$sealed"|"ct"/);
-    expect(published.email).toEqual({ $sealed_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(published.email).toEqual({ $sealed_field: 'email' });
+    expect(published.$sealed_values).toEqual({ $sealed_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(eventCommitment({ ...fields, data: published })).toBe(stored);
     keys.erase(profile);
     expect(unsealEventData('SealableRegistered', sealed, keys)).toMatchObject({ email: '[erased]', password_hash: '[erased]', device: {}, tags: [], age: 0 });
