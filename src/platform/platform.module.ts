@@ -25,7 +25,7 @@ import { ProjectionRunner } from './projections/projection-runner';
 import { PROJECTORS, type Projector } from './projections/projector';
 import { identityOf, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type LeaseOwnerIdentity } from './projections/node-identity';
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
-import { RAW_EVENT_STORE, SealingEventStore } from './privacy/sealing-event-store';
+import { assertSealedLog, RAW_EVENT_STORE, SealingEventStore } from './privacy/sealing-event-store';
 import { SubjectKeyStore } from './privacy/subject-keys';
 import { loadOrCreateKey } from './security/key-file';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
@@ -79,7 +79,14 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: RAW_EVENT_STORE, useFactory: () => openEventStore(options.config) },
         { provide: SubjectKeyStore, useFactory: () => openSubjectKeys(options.config) },
-        { provide: EVENT_STORE, inject: [RAW_EVENT_STORE, SubjectKeyStore], useFactory: (raw: EventStore, keys: SubjectKeyStore) => new SealingEventStore(raw, keys) },
+        {
+          provide: EVENT_STORE,
+          inject: [RAW_EVENT_STORE, SubjectKeyStore],
+          useFactory: async (raw: EventStore, keys: SubjectKeyStore) => {
+            await assertSealedLog(raw, keys);
+            return new SealingEventStore(raw, keys);
+          },
+        },
         {
           provide: ReadModelDatabase,
           useFactory: () =>

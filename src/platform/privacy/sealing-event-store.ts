@@ -8,9 +8,28 @@
 import type { JsonObject } from '../commitments/json';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions } from '../event-store/event-store.port';
 import { sealEventData, sealingSubject, unsealEventData, type SealingKeys } from './sealing';
-import type { SubjectKey } from './subject-keys';
+import { LOG_SEALED, type SubjectKey, type SubjectKeyStore } from './subject-keys';
+import { StartupRefused } from '../security/data-dir';
 
 export const RAW_EVENT_STORE = Symbol('RAW_EVENT_STORE');
+
+/**
+ * Refuses to open a log these keys do not belong to: a log written before sealing existed (its personal and secret
+ * fields in clear, its email and token streams named by plain hashes) must be migrated first, and a log whose key
+ * store is missing would seal new values under new keys while the old ones are lost. A fresh log is marked at once.
+ */
+export async function assertSealedLog(raw: EventStore, keys: SubjectKeyStore): Promise<void> {
+  if (keys.meta(LOG_SEALED) !== null) return;
+  const head = await raw.headPosition();
+  if (head === 0n) {
+    keys.setMeta(LOG_SEALED, `fresh at ${new Date().toISOString()}`);
+    return;
+  }
+  throw new StartupRefused(
+    `The event log holds ${head} events but DATA_DIR/subject-keys.sqlite does not know it: either the log was written before personal and secret fields were sealed ` +
+      '(stop the platform and run "npm run privacy -- migrate", docs/privacy.md), or the key store of this log was lost (restore DATA_DIR/subject-keys.sqlite and privacy-master.key from backup).',
+  );
+}
 
 export class SealingEventStore implements EventStore {
   constructor(

@@ -25,7 +25,14 @@ CREATE TABLE IF NOT EXISTS subject_keys (
   erased_at TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_subject_keys_subject ON subject_keys (subject);
+CREATE TABLE IF NOT EXISTS key_store_meta (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
 `;
+
+/** key_store_meta: set once the event log is known to seal its personal and secret fields (fresh, or migrated). */
+export const LOG_SEALED = 'log_sealed';
 
 /** Keys unwrapped once stay in memory for the process (bounded); erasure drops them. */
 const CACHE_LIMIT = 10_000;
@@ -152,6 +159,16 @@ export class SubjectKeyStore {
     // The write-ahead log is folded into the file and emptied, so no page image of the key stays in it.
     if (changes > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return changes;
+  }
+
+  /** A fact about the log these keys belong to (key_store_meta), or null. */
+  meta(name: string): string | null {
+    return (this.db.prepare('SELECT value FROM key_store_meta WHERE name = ?').get(name) as { value: string } | undefined)?.value ?? null;
+  }
+
+  /** Records a fact once; an existing one is kept (several nodes may start together). */
+  setMeta(name: string, value: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO key_store_meta (name, value) VALUES (?, ?)').run(name, value);
   }
 
   close(): void {
