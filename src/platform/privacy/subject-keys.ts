@@ -34,16 +34,20 @@ CREATE TABLE IF NOT EXISTS key_store_meta (
 /** key_store_meta: set once the event log is known to seal its personal and secret fields (fresh, or migrated). */
 export const LOG_SEALED = 'log_sealed';
 
-/** Keys unwrapped once stay in memory for the process (bounded); erasure drops them. */
+/**
+ * Keys unwrapped once stay in memory (bounded) for CACHE_TTL_MS: an erasure on this node drops them at once, one on
+ * another node sharing the key store is seen here within that time.
+ */
 const CACHE_LIMIT = 10_000;
+const CACHE_TTL_MS = 5_000;
 
 export class SubjectKeyStore {
   private readonly db: Database.Database;
-  private readonly bySubject = new Map<string, SubjectKey>();
+  private readonly bySubject = new Map<string, SubjectKey & { at: number }>();
   /** Subjects whose first key is being made, and who waits for it: made together, in one durable transaction. */
   private creating = new Map<string, Array<{ resolve: (key: SubjectKey) => void; reject: (error: unknown) => void }>>();
   private flushScheduled = false;
-  private readonly byKid = new Map<string, Buffer | null>();
+  private readonly byKid = new Map<string, { key: Buffer | null; at: number }>();
   private readonly stmt: {
     current: Database.Statement<[string], { kid: string; wrapped: Buffer }>;
     byKid: Database.Statement<[string], { wrapped: Buffer | null; subject: string }>;
@@ -77,7 +81,7 @@ export class SubjectKeyStore {
   /** The subject's key, created on first use (a subject erased before gets a new key: what it writes later is new). */
   keyFor(subject: string): SubjectKey {
     const cached = this.bySubject.get(subject);
-    if (cached) return cached;
+    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return { kid: cached.kid, key: cached.key };
     let row = this.stmt.current.get(subject);
     if (!row) {
       const kid = randomBytes(16).toString('hex');
@@ -96,7 +100,7 @@ export class SubjectKeyStore {
    */
   keyForSoon(subject: string): SubjectKey | Promise<SubjectKey> {
     const cached = this.bySubject.get(subject);
-    if (cached) return cached;
+    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return { kid: cached.kid, key: cached.key };
     const row = this.stmt.current.get(subject);
     if (row) {
       const key = { kid: row.kid, key: this.unwrap(row.kid, row.wrapped) };
@@ -143,10 +147,11 @@ export class SubjectKeyStore {
 
   /** The key a sealed value names; null once its subject is erased (or for a kid this store never made). */
   keyById(kid: string): Buffer | null {
-    if (this.byKid.has(kid)) return this.byKid.get(kid)!;
+    const cached = this.byKid.get(kid);
+    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return cached.key;
     const row = this.stmt.byKid.get(kid);
     const key = row?.wrapped ? this.unwrap(kid, row.wrapped) : null;
-    if (row) this.byKid.set(kid, key); // an unknown kid is not cached: another node may have just made it
+    if (row) this.byKid.set(kid, { key, at: Date.now() }); // an unknown kid is not cached: another node may have just made it
     return key;
   }
 
@@ -155,7 +160,7 @@ export class SubjectKeyStore {
     const kids = this.stmt.kidsOf.all(subject).map((r) => r.kid);
     const changes = this.stmt.erase.run(at.toISOString(), subject).changes;
     this.bySubject.delete(subject);
-    for (const kid of kids) this.byKid.set(kid, null);
+    for (const kid of kids) this.byKid.set(kid, { key: null, at: Date.now() });
     // The write-ahead log is folded into the file and emptied, so no page image of the key stays in it.
     if (changes > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return changes;
@@ -178,8 +183,9 @@ export class SubjectKeyStore {
   private remember(subject: string, key: SubjectKey): void {
     if (this.bySubject.size >= CACHE_LIMIT) this.bySubject.clear();
     if (this.byKid.size >= CACHE_LIMIT) this.byKid.clear();
-    this.bySubject.set(subject, key);
-    this.byKid.set(key.kid, key.key);
+    const at = Date.now();
+    this.bySubject.set(subject, { ...key, at });
+    this.byKid.set(key.kid, { key: key.key, at });
   }
 
   private wrap(kid: string, key: Buffer): Buffer {

@@ -149,6 +149,27 @@ describe('SubjectKeyStore', () => {
   });
 });
 
+describe('SubjectKeyStore across nodes', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it("sees another node's erasure within the cache lifetime (5 s)", () => {
+    const d = dir();
+    const master = randomBytes(32);
+    const a = keysIn(d, master);
+    const b = keysIn(d, master);
+    const key = a.keyFor('p1');
+    expect(b.keyById(key.kid)).toEqual(key.key);
+    a.erase('p1');
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now + 1000);
+    expect(b.keyById(key.kid)).toEqual(key.key); // still cached
+    jest.spyOn(Date, 'now').mockReturnValue(now + 6000);
+    expect(b.keyById(key.kid)).toBeNull();
+    a.close();
+    b.close();
+  });
+});
+
 describe('SealingEventStore over SQLite', () => {
   it('stores sealed values and commits to them, reads them open, and the stored chain verifies before and after erasure', async () => {
     const d = dir();
