@@ -87,34 +87,13 @@ export function committedData(data: JsonObject): JsonObject {
 }
 
 /**
- * JCS of the committed form, from the JCS of `data`: the same text when it holds no sealed value (the common case).
- * JCS is compositional (a member's text is the JCS of its value, and replacing a value keeps the member order), so the
- * text of a single sealed value inside `dataJcs` is replaced by its digest's text, without canonicalizing again.
- * "$sealed" sorts first among a sealed value's members, so its text starts at the brace right before the mark; its
- * strings (ids, base64url, field paths) carry no escapes. Anything else takes the general path.
+ * JCS of the committed form, from the JCS of `data`: the same text when it holds no sealed value (the common case: a
+ * `"$sealed":` key is nowhere in the text, since inside a string its quotes are escaped). An in-place rewrite of the
+ * sealed value's text was measured no faster than canonicalizing the committed form again (the text is a fresh rope
+ * either way), so there is one rule, the general one.
  */
 export function committedDataJcs(data: JsonObject, dataJcs: string): string {
-  const mark = `"${SEALED_MARK}":`;
-  const start = dataJcs.indexOf(mark) - 1;
-  if (start < -1) return dataJcs;
-  const general = (): string => canonicalJson(committedData(data));
-  if (start < 0 || dataJcs.charCodeAt(start) !== 0x7b) return general();
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < dataJcs.length; i++) {
-    const ch = dataJcs.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) return general();
-      if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x7b) depth++;
-    else if (ch === 0x7d && --depth === 0) {
-      const after = dataJcs.slice(i + 1);
-      if (after.includes(mark)) return general();
-      return `${dataJcs.slice(0, start)}{"${SEALED_DIGEST_MARK}":"${sha256Hex(dataJcs.slice(start, i + 1))}"}${after}`;
-    }
-  }
-  return general();
+  return dataJcs.includes(`"${SEALED_MARK}":`) ? canonicalJson(committedData(data)) : dataJcs;
 }
 
 export function eventCommitment(fields: CommittedFields): string {

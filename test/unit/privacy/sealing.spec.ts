@@ -85,7 +85,7 @@ describe('sealEventData / unsealEventData', () => {
     expect(sealEventData({ type: 'NotDeclaredHere', stream: 's', data: plain, metadata: testMetadata() }, keys)).toBe(plain);
   });
 
-  it('computes the committed text on the append path exactly as the general rule does', () => {
+  it('computes the committed text on the append path exactly as the general rule does, whatever a person wrote', () => {
     for (let i = 0; i < 50; i++) {
       const data = sealEventData(at({ ...registered(hex32()), email: `a${'"\\{}'.repeat(i % 3)}${i}@example.com`, tags: i % 2 ? [] : ['x', `{${i}}`] }), keys);
       expect(committedDataJcs(data, canonicalJson(data))).toBe(canonicalJson(committedData(data)));
@@ -93,6 +93,10 @@ describe('sealEventData / unsealEventData', () => {
     // Several sealed values, nested ones, a user's look-alike text: the general path, the same answer.
     const odd = { a: { $sealed: 'x', ct: 'y' }, b: { c: { $sealed: 'z' } }, note: '"$sealed": {' };
     expect(committedDataJcs(odd, canonicalJson(odd))).toBe(canonicalJson(committedData(odd)));
+    // A person's text that looks like the end of a sealed value, in a field next to a real one: still exact.
+    const tricky = sealEventData(at({ ...registered(hex32()), email: 'x"}},"$sealed":"y","t":{"a":"b"}}' }), keys);
+    const withContent = { ...tricky, zz: { note: '}}"t":{' } };
+    expect(committedDataJcs(withContent, canonicalJson(withContent))).toBe(canonicalJson(committedData(withContent)));
     const plain = { a: 1, b: 'no seal here' };
     expect(committedDataJcs(plain, canonicalJson(plain))).toBe(canonicalJson(plain));
   });
