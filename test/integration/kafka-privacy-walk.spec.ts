@@ -26,6 +26,9 @@ import { ProjectionRunner } from '../../src/platform/projections/projection-runn
 import { RAW_EVENT_STORE } from '../../src/platform/privacy/sealing-event-store';
 import { verifyStreamChain } from '../../src/platform/commitments/commitment';
 import { startTestApp, type TestApp } from '../support/app';
+import { TEST_DATABASE_URL } from '../support/databases';
+import { hex32 } from '../support/events';
+import { DataSource } from 'typeorm';
 import { DEST, intentBody, policy } from '../support/ai-wallets';
 import { collectionBody, contextObject, M } from '../support/agentic-memory';
 import { adminHeaders, TEST_ADMIN, until, type Headers } from '../support/traders';
@@ -42,18 +45,21 @@ interface Walked {
   personal: string[];
 }
 
-describe('published forms after a full walk (real broker)', () => {
+describe.each(['sqlite', 'postgres'] as const)('published forms after a full walk (real broker, %s read models)', (kind) => {
   let t: TestApp;
   let prefix: string;
 
   let dataDir: string;
+  let schema: string | undefined;
   let walked: Walked & { email: string; password: string; session: Headers; recoveryCode: string };
 
   beforeAll(async () => {
     prefix = topicPrefix();
     // DATA_DIR named here, so that it outlives the app: the read models are rebuilt from it after the app closes.
     dataDir = mkdtempSync(join(tmpdir(), 'privacy-walk-'));
+    schema = kind === 'postgres' ? `t_${hex32().slice(0, 16)}` : undefined;
     t = await startTestApp({
+      ...(schema ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
       DATA_DIR: dataDir, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, KAFKA_OUTBOX_POLL_MS: '20', ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password,
       ACCOUNT_CLOSURE_GRACE_SECONDS: '0',
     });
@@ -61,6 +67,12 @@ describe('published forms after a full walk (real broker)', () => {
   afterAll(async () => {
     await t?.close().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
+    if (schema) {
+      const ds = new DataSource({ type: 'postgres', url: TEST_DATABASE_URL });
+      await ds.initialize();
+      await ds.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await ds.destroy();
+    }
   });
 
   const post = async (url: string, payload: unknown, headers: Headers = {}) => t.app.inject({ method: 'POST', url, payload: payload as object, headers });
@@ -206,11 +218,14 @@ describe('published forms after a full walk (real broker)', () => {
     for (const chain of byStream.values()) expect(verifyStreamChain(chain)).toBeNull();
   }, 120_000);
 
-  /** Every row of every read-model table, as text (SQLite read models). */
+  /** Every row of every read-model table, as text. */
   async function readModelText(db: ReadModelDatabase): Promise<string> {
-    const tables: Array<{ name: string }> = await db.reader.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    const tables: Array<{ name: string }> = schema
+      ? await db.reader.query('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1', [schema])
+      : await db.reader.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    expect(tables.length).toBeGreaterThan(15);
     const parts: string[] = [];
-    for (const { name } of tables) parts.push(`${name}: ${JSON.stringify(await db.reader.query(`SELECT * FROM "${name}"`))}`);
+    for (const { name } of tables) parts.push(`${name}: ${JSON.stringify(await db.reader.query(`SELECT * FROM ${schema ? `"${schema}".` : ''}"${name}"`))}`);
     return parts.join('\n');
   }
 
@@ -238,6 +253,11 @@ describe('published forms after a full walk (real broker)', () => {
     const runner = t.app.get(ProjectionRunner);
     expect(await runner.waitFor(await t.app.get<EventStore>(EVENT_STORE).headPosition(), undefined, 10_000)).toBe(true);
     expect(await t.app.get(IdentityModule).completeDueClosures(new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(1);
+
+    // Before: the read models hold the person (their email, their device, their words), which the erasure must scrub.
+    expect(await runner.waitFor(await t.app.get<EventStore>(EVENT_STORE).headPosition(), undefined, 10_000)).toBe(true);
+    const before = found(await readModelText(t.app.get(ReadModelDatabase)), walked.personal);
+    expect(before).toEqual(expect.arrayContaining([walked.email, 'Suspended while Gracewalker is travelling', 'Does Gracewalker still own the EU rail?']));
 
     const done = await erasure(await stepUp(admin, 'ACCOUNT_ERASURE', TEST_ADMIN.password));
     expect(done.statusCode).toBe(200);
@@ -281,7 +301,7 @@ describe('published forms after a full walk (real broker)', () => {
     await t.close();
     const lines: string[] = [];
     for (const model of READ_MODELS) expect(await runProjectionsCli(['rebuild', model.name], t.config, READ_MODELS, { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), interactive: false })).toBe(0);
-    const rebuilt = await openReadModelDatabase({ dataDir, readModels: READ_MODELS });
+    const rebuilt = await openReadModelDatabase({ dataDir, readModels: READ_MODELS, ...(schema ? { databaseUrl: TEST_DATABASE_URL, schema } : {}) });
     try {
       const text = await readModelText(rebuilt);
       expect(text).toContain(walked.profile);
