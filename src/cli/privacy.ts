@@ -27,6 +27,7 @@ import '../app.module';
 import { IdentityCrypto } from '../modules/identity/identity.services';
 import { loadSigningKey, platformCheckpointKeys } from '../modules/audit/checkpointer';
 import { CHECKPOINT_EVENT_TYPE, signCheckpoint, type SignedCheckpoint } from '../modules/audit/domain/checkpoint';
+import { EPOCH_ALG, EPOCH_EVENT_TYPE, EPOCH_STREAM, type EpochStatement, type SignedEpoch } from '../modules/audit/domain/epoch';
 import { foldGlobal, GENESIS } from '../modules/audit/domain/global-chain';
 import { LogVerifier } from '../modules/audit/domain/log-verifier';
 import { canonicalJson, committedDataJcs, eventCommitmentOf } from '../platform/commitments/commitment';
@@ -34,7 +35,7 @@ import type { JsonObject } from '../platform/commitments/json';
 import { loadPlatformConfig, type PlatformConfig } from '../platform/config/platform-config';
 import { newId } from '../platform/context/request-context';
 import type { EventMetadata } from '../platform/event-store/event-store.port';
-import { EVENTS_SCHEMA } from '../platform/event-store/sqlite/sqlite.event-store';
+import { EVENTS_SCHEMA, type EventRow } from '../platform/event-store/sqlite/sqlite.event-store';
 import { openSubjectKeys } from '../platform/platform.module';
 import { sealEventData } from '../platform/privacy/sealing';
 import { LOG_SEALED } from '../platform/privacy/subject-keys';
@@ -47,36 +48,6 @@ export interface PrivacyCliIo {
 }
 
 const USAGE = 'usage: npm run privacy -- migrate   (the platform stopped; docs/privacy.md)';
-export const EPOCH_STREAM = 'audit-epochs';
-export const EPOCH_EVENT_TYPE = 'ChainEpochStarted';
-export const EPOCH_ALG = 'privacy-epoch-v1';
-
-/** The epoch statement (signed like a checkpoint: Ed25519 over the UTF-8 bytes of its JCS). */
-export interface EpochStatement {
-  alg: typeof EPOCH_ALG;
-  reason: 'PERSONAL_DATA_SEALED';
-  event_count: string;
-  previous_global_commitment: string | null;
-  global_commitment: string | null;
-  previous_checkpoints: SignedCheckpoint[];
-  migrated_at: string;
-  key_id: string;
-}
-export type SignedEpoch = EpochStatement & { public_key: string; signature: string };
-
-interface Row {
-  position: bigint;
-  event_id: string;
-  stream: string;
-  revision: bigint;
-  type: string;
-  occurred_at: string;
-  data: string;
-  metadata: string;
-  event_commitment: string;
-  previous_event_commitment: string | null;
-}
-
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: PrivacyCliIo): Promise<number> {
@@ -133,7 +104,7 @@ function migrate(file: string, target: string, config: PlatformConfig, keys: Ret
   const crypto = new IdentityCrypto(config);
   const signingKey = loadSigningKey(config);
   try {
-    const rows = (): IterableIterator<Row> => old.prepare('SELECT * FROM events ORDER BY position ASC').iterate() as IterableIterator<Row>;
+    const rows = (): IterableIterator<EventRow> => old.prepare('SELECT * FROM events ORDER BY position ASC').iterate() as IterableIterator<EventRow>;
     // 1. The emails the log names, by the plain hash that named their claim streams.
     const emails = new Map<string, string>();
     // …and the positions the log's checkpoints close at, where the new global chain is kept to re-sign them.
@@ -239,11 +210,11 @@ function verifyFile(file: string, config: PlatformConfig): { ok: boolean; proble
   db.defaultSafeIntegers(true);
   try {
     const verifier = new LogVerifier({ scope: { kind: 'all' }, densePositions: true, trustedKeys: platformCheckpointKeys(config) });
-    const parsed = (r: Row) => ({ ...r, data: JSON.parse(r.data) as JsonObject, metadata: JSON.parse(r.metadata) as EventMetadata });
-    for (const r of db.prepare('SELECT * FROM events WHERE type = ? ORDER BY position ASC').iterate(CHECKPOINT_EVENT_TYPE) as IterableIterator<Row>) {
+    const parsed = (r: EventRow) => ({ ...r, data: JSON.parse(r.data) as JsonObject, metadata: JSON.parse(r.metadata) as EventMetadata });
+    for (const r of db.prepare('SELECT * FROM events WHERE type = ? ORDER BY position ASC').iterate(CHECKPOINT_EVENT_TYPE) as IterableIterator<EventRow>) {
       verifier.addCheckpoint({ source: 'log', checkpoint: parsed(r).data as unknown as SignedCheckpoint });
     }
-    for (const r of db.prepare('SELECT * FROM events ORDER BY position ASC').iterate() as IterableIterator<Row>) verifier.add(parsed(r));
+    for (const r of db.prepare('SELECT * FROM events ORDER BY position ASC').iterate() as IterableIterator<EventRow>) verifier.add(parsed(r));
     const report = verifier.finish();
     return report.ok ? { ok: true } : { ok: false, problem: report.first_break?.message ?? 'broken' };
   } finally {

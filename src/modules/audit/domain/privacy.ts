@@ -5,22 +5,9 @@
 import { declareEventClasses } from '../../../platform/privacy/field-classes';
 import type { AuditorEvent } from './auditors';
 import { CHECKPOINT_EVENT_TYPE, type SignedCheckpoint } from './checkpoint';
+import { EPOCH_EVENT_TYPE, type SignedEpoch } from './epoch';
 
-/** The epoch `npm run privacy -- migrate` records (src/cli/privacy.ts): a signed statement, public like a checkpoint. */
-interface EpochData {
-  alg: string;
-  reason: string;
-  event_count: string;
-  previous_global_commitment: string | null;
-  global_commitment: string | null;
-  previous_checkpoints: SignedCheckpoint[];
-  migrated_at: string;
-  key_id: string;
-  public_key: string;
-  signature: string;
-}
-
-export const AUDIT_EVENT_CLASSES = declareEventClasses<AuditorEvent | { type: typeof CHECKPOINT_EVENT_TYPE; data: SignedCheckpoint } | { type: 'ChainEpochStarted'; data: EpochData }>('audit', {
+export const AUDIT_EVENT_CLASSES = declareEventClasses<AuditorEvent | { type: typeof CHECKPOINT_EVENT_TYPE; data: SignedCheckpoint } | { type: typeof EPOCH_EVENT_TYPE; data: SignedEpoch }>('audit', {
   AuditorGranted: { profile_uuid: 'internal', granted_by: 'internal', reason: 'personal', granted_at: 'internal' },
   AuditorRevoked: { profile_uuid: 'internal', revoked_by: 'internal', reason: 'personal', revoked_at: 'internal' },
   AuditCheckpointRecorded: {
