@@ -13,7 +13,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { factId, factsNeeded, HANDLED_EVENT_TYPES, plan, type FactValue, type SourceEvent } from '../../src/modules/notifications/domain/rules';
-import { notificationView } from '../../src/modules/notifications/queries';
+import type { AccountNotification, NotificationSource, NotificationStatus, NotificationType } from '../../src/modules/notifications/domain/notification';
 import { changedRows, createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
 export const NOTIFICATION_INBOX = 'notification-inbox';
@@ -36,6 +36,23 @@ export interface NotificationRow {
   /** The source event (for audit: which fact the notification tells about). */
   event_id: string;
 }
+
+/** The seeds' AccountNotification from a row; href and reference only when there are some. */
+export function notificationView(row: NotificationRow): AccountNotification {
+  return {
+    notificationUuid: row.notification_uuid,
+    title: row.title,
+    message: row.message,
+    type: row.type as NotificationType,
+    source: row.source as NotificationSource,
+    status: row.status as NotificationStatus,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(row.href ? { href: row.href } : {}),
+    ...(row.reference ? { reference: row.reference } : {}),
+  };
+}
+
 
 export class NotificationInbox1764000007100 implements MigrationInterface {
   name = 'NotificationInbox1764000007100';

@@ -13,7 +13,7 @@ import { marketStream } from '../../src/modules/trading/domain/market';
 import { orderStream } from '../../src/modules/trading/domain/order';
 import { CANCEL_REASONS, engineStream, type EngineCancelCode } from '../../src/modules/trading/domain/engine-events';
 import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
-import { orderWire } from '../../src/modules/trading/order-wire';
+import { orderWire } from '../../projections/trading-orders/order-wire';
 import {
   GetMarketHistory,
   GetMarketHistoryHandler,

@@ -4,29 +4,13 @@ import type { Principal } from '../../platform/auth/principal';
 import { NotFound, ValidationFailed } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
-import type { NotificationRow } from '../../../projections/notification-inbox/notification-inbox.read-model';
+import { notificationView, type NotificationRow } from '../../../projections/notification-inbox/notification-inbox.read-model';
 import type { AccountNotification, AccountNotificationPage, NotificationSource, NotificationStatus, NotificationType } from './domain/notification';
 
 export class NotificationNotFound extends NotFound {
   constructor() {
     super('No such notification.');
   }
-}
-
-/** The seeds' AccountNotification from a row; href and reference only when there are some. */
-export function notificationView(row: NotificationRow): AccountNotification {
-  return {
-    notificationUuid: row.notification_uuid,
-    title: row.title,
-    message: row.message,
-    type: row.type as NotificationType,
-    source: row.source as NotificationSource,
-    status: row.status as NotificationStatus,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    ...(row.href ? { href: row.href } : {}),
-    ...(row.reference ? { reference: row.reference } : {}),
-  };
 }
 
 /** The caller's notification row, or null: another account's notification does not exist for the caller. */

@@ -9,7 +9,7 @@ import { rawPage, rawPageAfter } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { acceptedOrderRow, type OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
-import { ORDER_WIRE_COLUMNS, OrderWireCache, type OrderWireRow } from './order-wire';
+import { ORDER_WIRE_COLUMNS, OrderWireCache, type OrderWireRow } from '../../../projections/trading-orders/order-wire';
 import { marketBySymbol } from './reads';
 import { marketDecider, marketStream } from './domain/market';
 import { orderDecider, orderStream, type OrderPlacement } from './domain/order';

@@ -14,7 +14,7 @@ import { positionSide, type PositionSide } from '../../../projections/trading-po
 import type { TradeRow } from '../../../projections/trading-trades/trading-trades.read-model';
 import { divideRounded, formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 import { aggregateDepth, historyWindowStart, minuteCandles, type Candle, type DepthLevel, type RestingOrder, type TradePrint } from './market-data';
-import { orderWire } from './order-wire';
+import { orderWire } from '../../../projections/trading-orders/order-wire';
 
 const rfc3339 = (at: string): string => new Date(at).toISOString();
 const decimal = (s: string | null): string | null => (s === null ? null : formatDecimal(parseDecimal(s)));

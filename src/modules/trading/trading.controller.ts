@@ -8,7 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { pageLimit } from '../../platform/http/pagination';
 import { ListOrdersQuery, PlaceMtfOrderRequest } from './dto/order.dto';
 import { ListOrders, PlaceOrder, mtfOrderSpec, type OrderPage } from './orders';
-import { orderWire } from './order-wire';
+import { orderWire } from '../../../projections/trading-orders/order-wire';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';

@@ -3,8 +3,8 @@
  * order plus `order_uuid`, flags as 0/1 integers, decimals with 18 fractional digits (zero as `0E-18` where the
  * API shows it so), `created`/`updated` as HTTP-dates, `quote_currency` carrying the market id.
  */
-import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
-import { formatDecimal, formatZeroAsExponent, mul, parseDecimal } from '../../platform/decimal/fixed18';
+import type { OrderRow } from './order-row';
+import { formatDecimal, formatZeroAsExponent, mul, parseDecimal } from '../../src/platform/decimal/fixed18';
 
 const httpDates = new Map<string, string>();
 
