@@ -146,18 +146,20 @@ export function unsealEventData(type: string, data: JsonObject, keys: Pick<Seali
   const sealed = data[SEALED_VALUES];
   if (!isSealed(sealed)) return data;
   const values = unsealValues(sealed, keys.keyById(sealed.kid), type);
-  const walk = (value: JsonObject, top: boolean): JsonObject => {
+  // A reference is opened only where it was made (its own path): one a person wrote into their own content stays text.
+  const walk = (value: JsonObject, path: string): JsonObject => {
     let out: JsonObject | undefined;
     for (const [field, member] of Object.entries(value)) {
-      if (top && field === SEALED_VALUES) {
+      if (path === '' && field === SEALED_VALUES) {
         out ??= { ...value };
         delete out[field];
         continue;
       }
-      const next = isFieldRef(member) ? (values[member[SEALED_FIELD]] ?? null) : isObject(member) ? walk(member, false) : member;
+      const here = `${path}${field}`;
+      const next = isFieldRef(member) && member[SEALED_FIELD] === here && here in values ? values[here] : isObject(member) ? walk(member, `${here}.`) : member;
       if (next !== member) (out ??= { ...value })[field] = next as JsonValue;
     }
     return out ?? value;
   };
-  return walk(data, true);
+  return walk(data, '');
 }

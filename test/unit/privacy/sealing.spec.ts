@@ -81,6 +81,9 @@ describe('sealEventData / unsealEventData', () => {
     expect((noted.note as JsonObject).text).toEqual({ $sealed_field: 'note.text' });
     expect(isSealed(noted.$sealed_values)).toBe(true);
     expect(unsealEventData('SealableNoted', noted, keys)).toEqual({ note: { text: 'call me at +44 20 7946 0000', at: '2026-11-25' } });
+    // A reference a person wrote into their own text elsewhere is not opened there.
+    const crafted = sealEventData({ type: 'SealableNoted', stream: 's', data: { note: { text: 'secret words', at: { $sealed_field: 'note.text' } as never } }, metadata: testMetadata({ actor: { type: 'profile', reference: 'p9' } }) }, keys);
+    expect(unsealEventData('SealableNoted', crafted, keys)).toEqual({ note: { text: 'secret words', at: { $sealed_field: 'note.text' } } });
     const plain = { anything: 'goes' };
     expect(sealEventData({ type: 'NotDeclaredHere', stream: 's', data: plain, metadata: testMetadata() }, keys)).toBe(plain);
   });
