@@ -22,6 +22,7 @@ import {
 } from '../event-store.port';
 import { validateAppend } from '../append-validation';
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
+import { SqliteSubscription } from './sqlite.subscription';
 
 interface PendingAppend {
   stream: string;
@@ -496,53 +497,3 @@ function toRecorded(row: EventRow): RecordedEvent {
     previous_event_commitment: row.previous_event_commitment,
   };
 }
-
-/** Catch-up then live: reads a bounded batch ahead, then waits for the next commit (or polls). */
-class SqliteSubscription implements EventSubscription {
-  private closed = false;
-  private waiting: { cancel(): void } | null = null;
-
-  constructor(
-    private readonly store: SqliteEventStore,
-    private after: bigint,
-    private readonly batchSize: number,
-    private readonly pollIntervalMs: number,
-  ) {}
-
-  async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
-    for await (const batch of this.batches(this.batchSize)) {
-      for (const event of batch) {
-        if (this.closed) return;
-        yield event;
-      }
-    }
-  }
-
-  /** What one read returns is exactly what is available: handed over as it is, no per-event hand-off. */
-  async *batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
-    try {
-      while (!this.closed && !this.store.isClosed) {
-        const batch = this.store.readAllSync(this.after, maxSize);
-        if (batch.length === 0) {
-          const wait = this.store.waitForAppend(this.pollIntervalMs);
-          this.waiting = wait;
-          await wait.promise;
-          this.waiting = null;
-          continue;
-        }
-        this.after = batch[batch.length - 1].position;
-        yield batch;
-      }
-    } finally {
-      this.closed = true;
-      this.store.forgetSubscription(this);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    this.waiting?.cancel();
-    this.store.forgetSubscription(this);
-  }
-}
-
