@@ -18,7 +18,7 @@
  */
 import 'reflect-metadata';
 import Database from 'better-sqlite3';
-import { createHash, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { READ_MODELS } from '../../projections';
@@ -30,7 +30,7 @@ import { CHECKPOINT_EVENT_TYPE, signCheckpoint, type SignedCheckpoint } from '..
 import { EPOCH_ALG, EPOCH_EVENT_TYPE, EPOCH_STREAM, type EpochStatement, type SignedEpoch } from '../modules/audit/domain/epoch';
 import { foldGlobal, GENESIS } from '../modules/audit/domain/global-chain';
 import { LogVerifier } from '../modules/audit/domain/log-verifier';
-import { canonicalJson, committedDataJcs, eventCommitmentOf } from '../platform/commitments/commitment';
+import { canonicalJson, committedDataJcs, eventCommitmentOf, sha256Hex as sha256 } from '../platform/commitments/commitment';
 import type { JsonObject } from '../platform/commitments/json';
 import { loadPlatformConfig, type PlatformConfig } from '../platform/config/platform-config';
 import { newId } from '../platform/context/request-context';
@@ -48,8 +48,6 @@ export interface PrivacyCliIo {
 }
 
 const USAGE = 'usage: npm run privacy -- migrate   (the platform stopped; docs/privacy.md)';
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
 export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: PrivacyCliIo): Promise<number> {
   if (argv[0] !== 'migrate' || argv.length !== 1) {
     io.err(USAGE);

@@ -34,7 +34,7 @@ export async function assertSealedLog(raw: EventStore, keys: SubjectKeyStore): P
 export class SealingEventStore implements EventStore {
   constructor(
     readonly raw: EventStore,
-    private readonly keys: SealingKeys & { keyForSoon?(subject: string): SubjectKey | Promise<SubjectKey> },
+    private readonly keys: SubjectKeyStore,
   ) {}
 
   get kind(): EventStore['kind'] {
@@ -47,7 +47,7 @@ export class SealingEventStore implements EventStore {
     const made = new Map<string, SubjectKey>();
     for (const subject of subjects) {
       if (subject === null || made.has(subject)) continue;
-      made.set(subject, await (this.keys.keyForSoon ? this.keys.keyForSoon(subject) : this.keys.keyFor(subject)));
+      made.set(subject, await this.keys.keyForSoon(subject));
     }
     const keys: SealingKeys = { keyFor: (subject) => made.get(subject) ?? this.keys.keyFor(subject), keyById: (kid) => this.keys.keyById(kid) };
     const sealed = events.map((e) => {

@@ -80,15 +80,20 @@ export class SubjectKeyStore {
 
   /** The subject's key, created on first use (a subject erased before gets a new key: what it writes later is new). */
   keyFor(subject: string): SubjectKey {
+    const known = this.existing(subject);
+    if (known) return known;
+    const kid = randomBytes(16).toString('hex');
+    this.stmt.insert.run(kid, subject, this.wrap(kid, randomBytes(32)), new Date().toISOString());
+    // Two processes may create one each at once: the earliest is the subject's key from then on, both stay valid.
+    return this.existing(subject)!;
+  }
+
+  /** The subject's current key, from the cache or the store; undefined before its first. */
+  private existing(subject: string): SubjectKey | undefined {
     const cached = this.bySubject.get(subject);
     if (cached && Date.now() - cached.at < CACHE_TTL_MS) return { kid: cached.kid, key: cached.key };
-    let row = this.stmt.current.get(subject);
-    if (!row) {
-      const kid = randomBytes(16).toString('hex');
-      this.stmt.insert.run(kid, subject, this.wrap(kid, randomBytes(32)), new Date().toISOString());
-      // Two processes may create one each at once: the earliest is the subject's key from then on, both stay valid.
-      row = this.stmt.current.get(subject)!;
-    }
+    const row = this.stmt.current.get(subject);
+    if (!row) return undefined;
     const key = { kid: row.kid, key: this.unwrap(row.kid, row.wrapped) };
     this.remember(subject, key);
     return key;
@@ -99,14 +104,8 @@ export class SubjectKeyStore {
    * event loop are made in one transaction: one durable write for a burst of new accounts, not one each.
    */
   keyForSoon(subject: string): SubjectKey | Promise<SubjectKey> {
-    const cached = this.bySubject.get(subject);
-    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return { kid: cached.kid, key: cached.key };
-    const row = this.stmt.current.get(subject);
-    if (row) {
-      const key = { kid: row.kid, key: this.unwrap(row.kid, row.wrapped) };
-      this.remember(subject, key);
-      return key;
-    }
+    const known = this.existing(subject);
+    if (known) return known;
     return new Promise<SubjectKey>((resolve, reject) => {
       const waiting = this.creating.get(subject);
       if (waiting) waiting.push({ resolve, reject });
