@@ -14,6 +14,7 @@ import { identityAuthEventsReadModel } from './identity-auth-events/identity-aut
 import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
 import { identityTenancyReadModel } from './identity-tenancy/identity-tenancy.read-model';
 import { notificationInboxReadModel } from './notification-inbox/notification-inbox.read-model';
+import { NOTIFICATION_RULES } from '../src/notification-rules';
 import { tradingMarketsReadModel } from './trading-markets/trading-markets.read-model';
 import { tradingOrdersReadModel } from './trading-orders/trading-orders.read-model';
 import { tradingPositionsReadModel } from './trading-positions/trading-positions.read-model';
@@ -34,5 +35,5 @@ export const READ_MODELS: ReadModelDefinition[] = [
   aiWalletActivityReadModel,
   agenticMemoryCollectionsReadModel,
   agenticMemoryRequestsReadModel,
-  notificationInboxReadModel,
+  notificationInboxReadModel(NOTIFICATION_RULES),
 ];

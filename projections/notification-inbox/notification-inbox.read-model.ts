@@ -1,8 +1,8 @@
 /**
- * The account notification inbox, derived from the events the other modules append (identity, trading, AI-agent
- * wallets, agentic memory) and from the inbox's own events (read, read-all, archive). Nothing else writes it.
+ * The account notification inbox, derived from the events the other modules append (by the rules each registers,
+ * src/notification-rules.ts) and from the inbox's own events (read, read-all, archive). Nothing else writes it.
  *
- * The rules are pure (src/modules/notifications/domain/rules.ts): this shell loads the facts an event needs from
+ * The rules are pure (the port: src/modules/notifications/domain/rule-port.ts): this shell loads the facts an event needs from
  * `notification_inbox_facts` (what this projector remembered from earlier events: owners, orders, known devices, …),
  * applies the plan and stores the facts it asks to keep. Ids derive from source event ids, timestamps from the events:
  * a rebuild (`npm run projections -- rebuild notification-inbox`) writes the same rows.
@@ -12,7 +12,8 @@ import type { RecordedEvent } from '../../src/platform/event-store/event-store.p
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
-import { factId, factsNeeded, HANDLED_EVENT_TYPES, plan, type FactValue, type SourceEvent } from '../../src/modules/notifications/domain/rules';
+import { composeNotificationRules, factId, type ComposedNotificationRules, type FactValue, type NotificationRules, type SourceEvent } from '../../src/modules/notifications/domain/rule-port';
+import { inboxNotificationRules } from '../../src/modules/notifications/domain/inbox-rules';
 import type { AccountNotification, NotificationSource, NotificationStatus, NotificationType } from '../../src/modules/notifications/domain/notification';
 import { changedRows, createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
@@ -123,13 +124,18 @@ const UPSERT_FACT = 'INSERT INTO notification_inbox_facts (scope, fact_key, valu
  */
 export class NotificationInboxProjector implements Projector, PublishingProjector {
   readonly name = NOTIFICATION_INBOX;
-  readonly handles = [...HANDLED_EVENT_TYPES, 'AccountErased'] as const;
+  readonly handles: readonly string[];
   readonly outbox = new ProjectionOutbox(NOTIFICATION_INBOX, 'outbox_notification_inbox');
   readonly published: PublishedTable<NotificationRow> = {
     table: 'notification_inbox',
     key: 'notification_uuid',
     change: (row) => ({ key: row.notification_uuid, value: notificationView(row), headers: { profile_uuid: row.profile_uuid } }),
   };
+
+  /** `rules`: the inbox's own and every registered module's, composed. */
+  constructor(private readonly rules: ComposedNotificationRules) {
+    this.handles = [...rules.handles, 'AccountErased'];
+  }
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
@@ -159,16 +165,16 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
     // Facts can name facts (a binding names its workspace): ask again with what was loaded until nothing is new.
     const asked = new Set<string>();
     for (let round = 0; round < 3; round++) {
-      const needed = factsNeeded(e, facts).filter((k) => !asked.has(factId(k)));
+      const needed = this.rules.factsNeeded(e, facts).filter((k) => !asked.has(factId(k)));
       if (needed.length === 0) break;
       for (const k of needed) asked.add(factId(k));
       const rows: Array<{ scope: string; fact_key: string; value: string }> = await q(
         `SELECT scope, fact_key, value FROM notification_inbox_facts WHERE ${needed.map(() => '(scope = ? AND fact_key = ?)').join(' OR ')}`,
         needed.flatMap((k) => [k.scope, k.key]),
       );
-      for (const r of rows) facts.set(factId({ scope: r.scope as never, key: r.fact_key }), JSON.parse(r.value) as FactValue);
+      for (const r of rows) facts.set(factId({ scope: r.scope, key: r.fact_key }), JSON.parse(r.value) as FactValue);
     }
-    for (const change of plan(e, facts)) {
+    for (const change of this.rules.plan(e, facts)) {
       switch (change.kind) {
         case 'notify': {
           const n = change.draft;
@@ -199,12 +205,13 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
 
   /**
    * An erased person's notifications (written to them: their devices, their contact hints) are deleted, each a
-   * tombstone on the compacted topic so consumers forget the key; so are the facts kept about them (devices seen,
-   * failed sign-ins).
+   * tombstone on the compacted topic so consumers forget the key; so are the facts the rules keep about them (their
+   * personal fact scopes: devices seen, failed sign-ins).
    */
   private async erase(profile: string, event: RecordedEvent, tx: EntityManager): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
-    await q("DELETE FROM notification_inbox_facts WHERE scope IN ('devices', 'sign-in-failures') AND fact_key = ?", [profile]);
+    const scopes = this.rules.personalFactScopes;
+    if (scopes.length > 0) await q(`DELETE FROM notification_inbox_facts WHERE scope IN (${scopes.map(() => '?').join(', ')}) AND fact_key = ?`, [...scopes, profile]);
     const gone: Array<{ notification_uuid: string }> = await q('SELECT notification_uuid FROM notification_inbox WHERE profile_uuid = ?', [profile]);
     await q('DELETE FROM notification_inbox WHERE profile_uuid = ?', [profile]);
     if (!this.outbox.enabled) return;
@@ -214,9 +221,17 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
   }
 }
 
-export const notificationInboxReadModel: ReadModelDefinition = {
-  name: NOTIFICATION_INBOX,
-  entities: [],
-  migrations: [NotificationInbox1764000007100, NotificationInboxOutbox1764000009300],
-  projector: NotificationInboxProjector,
-};
+/** The inbox read model, its projector running the inbox's own rules and those the modules registered. */
+export function notificationInboxReadModel(registered: readonly NotificationRules[]): ReadModelDefinition {
+  const rules = composeNotificationRules([inboxNotificationRules, ...registered]);
+  return {
+    name: NOTIFICATION_INBOX,
+    entities: [],
+    migrations: [NotificationInbox1764000007100, NotificationInboxOutbox1764000009300],
+    projector: class extends NotificationInboxProjector {
+      constructor() {
+        super(rules);
+      }
+    },
+  };
+}

@@ -1,16 +1,15 @@
 /**
  * The dependency rules of docs/architecture.md, enforced (dependency-cruiser, pinned; .dependency-cruiser.cjs): the
- * code base has no violation beyond the known ones recorded in .dependency-cruiser-known-violations.json (which may
- * only shrink), and the check does catch a planted violation of each kind, naming the rule and how to fix it.
+ * code base has no violation at all (no known-violations baseline), and the check does catch a planted violation of
+ * each kind, naming the rule and how to fix it.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
-const KNOWN = join(ROOT, '.dependency-cruiser-known-violations.json');
 
 interface Violation {
   from: string;
@@ -32,15 +31,10 @@ function cruise(cwd: string, args: string[]): Promise<{ violations: Violation[];
 }
 
 describe('dependency rules', () => {
-  it('holds on src and projections: no violation beyond the known ones, and those only in the notification rules', async () => {
-    const { violations } = await cruise(ROOT, ['--ignore-known', KNOWN, 'src', 'projections']);
-    // Known violations come back with severity "ignore"; anything else is new.
-    expect(violations.filter((v) => v.rule.severity !== 'ignore').map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
-    expect(violations.filter((v) => v.rule.severity === 'ignore').length).toBeLessThanOrEqual(7);
-    const known: Violation[] = JSON.parse(readFileSync(KNOWN, 'utf8'));
-    // The one rule still known to be broken: the notification rules of other modules' events, until each module owns its own.
-    expect(new Set(known.map((v) => `${v.rule.name} ${v.from}`))).toEqual(new Set(['notifications-imports-no-other-module src/modules/notifications/domain/rules.ts']));
-    expect(known.length).toBeLessThanOrEqual(7);
+  it('holds on src and projections: no violation, none ignored', async () => {
+    const { violations } = await cruise(ROOT, ['src', 'projections']);
+    expect(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
+    expect(existsSync(join(ROOT, '.dependency-cruiser-known-violations.json'))).toBe(false);
   }, 120_000);
 
   it('catches a planted violation of each kind, naming the rule', async () => {
@@ -58,6 +52,7 @@ describe('dependency rules', () => {
       file('src/modules/shop/a.ts', "import { b } from './b';\nexport const a = () => b;\n");
       file('src/modules/shop/b.ts', "import { a } from './a';\nexport const b = () => a;\n");
       file('src/modules/notifications/rules.ts', "import type { E } from '../wallets/domain/events';\nexport const r: E[] = [];\n");
+      file('projections/notification-inbox/read-model.ts', "import type { E } from '../../src/modules/wallets/domain/events';\nexport const n: E[] = [];\n");
       file('projections/identity-accounts/read-model.ts', "import { x } from '../../src/modules/identity/queries';\nexport const q = x;\n");
       file('src/modules/identity/queries.ts', "export const x = 1;\n");
       const { violations } = await cruise(dir, ['src', 'projections']);
@@ -68,6 +63,7 @@ describe('dependency rules', () => {
           'module-imports-only-published-event-types-of-others: src/modules/shop/uses-wallet-code.ts -> src/modules/wallets/internal.ts',
           'no-circular: src/modules/shop/a.ts -> src/modules/shop/b.ts',
           'notifications-imports-no-other-module: src/modules/notifications/rules.ts -> src/modules/wallets/domain/events.ts',
+          'notifications-imports-no-other-module: projections/notification-inbox/read-model.ts -> src/modules/wallets/domain/events.ts',
           'projections-of-identity-import-their-module-domain-and-the-platform: projections/identity-accounts/read-model.ts -> src/modules/identity/queries.ts',
         ]),
       );

@@ -5,10 +5,11 @@
  * the same inbox (the rebuild promise, at the level of the pure rules). The text helpers are checked at the end.
  */
 import { createHash } from 'node:crypto';
-import {
-  deviceKey, factId, factsNeeded, foldSignInFailure, HANDLED_EVENT_TYPES, MAX_KNOWN_DEVICES, plan, SIGN_IN_BURST_THRESHOLD, type FactValue, type InboxChange, type SourceEvent,
-} from '../../src/modules/notifications/domain/rules';
-import { isRelativeHref, notificationId, NOTIFICATION_TYPES, type NotificationDraft } from '../../src/modules/notifications/domain/notification';
+import { composeNotificationRules, factId, type FactValue, type InboxChange, type SourceEvent } from '../../src/modules/notifications/domain/rule-port';
+import { inboxNotificationRules } from '../../src/modules/notifications/domain/inbox-rules';
+import { deviceKey, foldSignInFailure, MAX_KNOWN_DEVICES, SIGN_IN_BURST_THRESHOLD } from '../../src/modules/identity/domain/notification-rules';
+import { NOTIFICATION_RULES } from '../../src/notification-rules';
+import { isRelativeHref, notificationId, type NotificationDraft } from '../../src/modules/notifications/domain/notification';
 import { looksSecretFree, plainDecimal, REDACTED, shortRef, untrusted, words } from '../../src/modules/notifications/domain/text';
 
 const hex = (seed: string): string => createHash('sha256').update(seed).digest('hex').slice(0, 32);
@@ -17,6 +18,10 @@ const P1 = hex('profile-1');
 const P2 = hex('profile-2');
 const P3 = hex('profile-3');
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
+// What the projector runs: the inbox's own rules and every module's registered ones.
+const RULES = composeNotificationRules([inboxNotificationRules, ...NOTIFICATION_RULES]);
+const { factsNeeded, plan } = RULES;
+const HANDLED_EVENT_TYPES = RULES.handles;
 
 /** A tiny in-memory projector with the real one's semantics: facts by key, notifications upserted, statuses changed. */
 class Inbox {
@@ -392,7 +397,7 @@ describe('the inbox events and the whole log', () => {
     expect(first.rows.size).toBe(3);
     for (const row of first.rows.values()) {
       expect(row.created_at).toBe(row.at);
-      expect(NOTIFICATION_TYPES[row.type]).toBe(row.source);
+      expect(RULES.sourceOf.get(row.type)).toBe(row.source);
       expect(row.notification_uuid).toBe(notificationId(row.event_id, row.profile_uuid));
     }
   });
@@ -428,5 +433,47 @@ describe('text and ids', () => {
     expect(notificationId('a', 'b')).toMatch(/^[0-9a-f]{32}$/);
     expect(notificationId('a', 'b')).toBe(notificationId('a', 'b'));
     expect(notificationId('a', 'b')).not.toBe(notificationId('a', 'c'));
+  });
+});
+
+describe('the rule port: each module declares its own, the composition holds it to that', () => {
+  const event: SourceEvent = { event_id: hex('e'), type: 'ThingHappened', stream: `things-${hex('t')}`, position: '1'.padStart(20, '0'), occurred_at: new Date(T0).toISOString(), data: {} };
+  const module = (over: Partial<import('../../src/modules/notifications/domain/rule-port').NotificationRules>) => ({
+    source: 'things', types: ['THING_HAPPENED'], handles: ['ThingHappened'], factScopes: ['thing'], plan: () => [], ...over,
+  });
+
+  it('registers every module that notifies, each type and fact scope with one owner, the personal scopes for erasure', () => {
+    expect(NOTIFICATION_RULES.map((r) => r.source)).toEqual(['identity', 'trading', 'ai-wallets', 'agentic-memory']);
+    expect(RULES.sourceOf.get('SECURITY_NEW_DEVICE_SIGN_IN')).toBe('identity');
+    expect(RULES.sourceOf.get('ORDER_FILLED')).toBe('trading');
+    expect(RULES.sourceOf.get('AI_WALLET_INTENT_DENIED')).toBe('ai-wallets');
+    expect(RULES.sourceOf.get('MEMORY_REQUEST_ANSWERED')).toBe('agentic-memory');
+    expect(RULES.sourceOf.size).toBe(24);
+    expect(RULES.personalFactScopes).toEqual(['devices', 'sign-in-failures']);
+    expect(new Set(RULES.handles).size).toBe(RULES.handles.length);
+  });
+
+  it('refuses two modules claiming one notification type or fact scope, and names that are not a type or module', () => {
+    expect(() => composeNotificationRules([module({}), module({ source: 'others', factScopes: [] })])).toThrow('notification type THING_HAPPENED is declared by both things and others');
+    expect(() => composeNotificationRules([module({}), module({ source: 'others', types: [] })])).toThrow('fact scope thing is declared by both things and others');
+    expect(() => composeNotificationRules([module({ types: ['thing happened'] })])).toThrow('does not match');
+    expect(() => composeNotificationRules([module({ source: 'Things!' })])).toThrow('is not a module name');
+    expect(() => composeNotificationRules([module({ personalFactScopes: ['devices'] })])).toThrow('personal fact scope devices is not one of its fact scopes');
+  });
+
+  it("holds a module's plan to what it declared: its own types, source and fact scopes", () => {
+    const draft = (type: string, source: string): InboxChange => ({
+      kind: 'notify',
+      draft: { notification_uuid: hex('n'), profile_uuid: P1, type, source, title: 't', message: 'm', href: null, reference: null, at: event.occurred_at, event_id: event.event_id, position: event.position },
+    });
+    const run = (change: InboxChange) => composeNotificationRules([...NOTIFICATION_RULES, module({ plan: () => [change] })]).plan(event, new Map());
+    expect(run(draft('THING_HAPPENED', 'things'))).toEqual([draft('THING_HAPPENED', 'things')]);
+    expect(() => run(draft('ORDER_FILLED', 'things'))).toThrow('things wrote a notification of type ORDER_FILLED');
+    expect(() => run(draft('THING_HAPPENED', 'trading'))).toThrow('(source trading) it did not declare');
+    expect(() => run({ kind: 'fact', scope: 'workspace', key: hex('w'), value: { owners: [] } })).toThrow('things wrote a fact of scope workspace, which is not its own');
+    expect(run({ kind: 'fact', scope: 'thing', key: hex('w'), value: {} })).toEqual([{ kind: 'fact', scope: 'thing', key: hex('w'), value: {} }]);
+    // Events no module handles change nothing.
+    expect(RULES.plan({ ...event, type: 'SomethingElse' }, new Map())).toEqual([]);
+    expect(RULES.factsNeeded({ ...event, type: 'SomethingElse' })).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The account notification inbox: the seeds' AccountNotification and AccountNotificationPage, the statuses we define
  * (NotificationStatus: the seeds leave it "not shown"), the types (a domain classification) and their sources (the
- * owning module). Notifications are never written directly: the notification-inbox projector derives them from the
- * events the other modules append, and the inbox commands (read, read-all, archive) append events of their own.
+ * owning module, which declares them with its rules). Notifications are never written directly: the notification-inbox
+ * projector derives them from the events the other modules append (by the rules each module registers, rule-port.ts),
+ * and the inbox commands (read, read-all, archive) append events of their own.
  */
 import { createHash } from 'node:crypto';
 
@@ -10,42 +11,15 @@ import { createHash } from 'node:crypto';
 export const NOTIFICATION_STATUSES = ['UNREAD', 'READ', 'ARCHIVED'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-/** The module that owns the event a notification tells about. */
-export const NOTIFICATION_SOURCES = ['identity', 'trading', 'ai-wallets', 'agentic-memory'] as const;
-export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
-
-export const NOTIFICATION_TYPES = {
-  // identity: security alerts
-  SECURITY_NEW_DEVICE_SIGN_IN: 'identity',
-  SECURITY_FAILED_SIGN_IN_BURST: 'identity',
-  SECURITY_AUTHENTICATOR_ENROLLED: 'identity',
-  SECURITY_AUTHENTICATOR_DISABLED: 'identity',
-  SECURITY_STEP_UP_ISSUED: 'identity',
-  SECURITY_SESSION_REVOKED: 'identity',
-  SECURITY_CONTACT_CHANGE_REQUESTED: 'identity',
-  SECURITY_CONTACT_CHANGED: 'identity',
-  SECURITY_ACCOUNT_CLOSURE_SCHEDULED: 'identity',
-  SECURITY_ACCOUNT_CLOSURE_CANCELLED: 'identity',
-  SECURITY_ACCOUNT_CLOSURE_COMPLETED: 'identity',
-  // identity: workspace membership
-  WORKSPACE_MEMBER_ADDED: 'identity',
-  WORKSPACE_ROLE_CHANGED: 'identity',
-  WORKSPACE_MEMBER_REMOVED: 'identity',
-  // trading
-  ORDER_FILLED: 'trading',
-  ORDER_PARTIALLY_FILLED: 'trading',
-  ORDER_CANCELLED_BY_PLATFORM: 'trading',
-  // AI-agent wallets
-  AI_WALLET_APPROVAL_REQUESTED: 'ai-wallets',
-  AI_WALLET_INTENT_DENIED: 'ai-wallets',
-  AI_WALLET_APPROVAL_EXPIRED: 'ai-wallets',
-  AI_WALLET_INTENT_EXPIRED: 'ai-wallets',
-  // agentic memory
-  MEMORY_REQUEST_RECEIVED: 'agentic-memory',
-  MEMORY_REQUEST_ANSWERED: 'agentic-memory',
-  MEMORY_REQUEST_DISMISSED: 'agentic-memory',
-} as const satisfies Record<string, NotificationSource>;
-export type NotificationType = keyof typeof NOTIFICATION_TYPES;
+/**
+ * A notification's type (a domain classification, e.g. SECURITY_NEW_DEVICE_SIGN_IN) and source (the module that owns
+ * the event it tells about, e.g. identity). Each module declares its own types with its rules (rule-port.ts), so the
+ * set grows with the modules: a client treats them as open strings (docs/notifications.md lists today's).
+ */
+export type NotificationType = string;
+export type NotificationSource = string;
+export const NOTIFICATION_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{2,63}$/;
+export const NOTIFICATION_SOURCE_PATTERN = /^[a-z][a-z0-9-]{1,31}$/;
 
 /** The seeds' AccountNotification (camelCase as the seeds spell it); href and reference are omitted when absent. */
 export interface AccountNotification {

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
 import { PageQuery } from '../../../platform/http/pagination';
 import { Optional } from '../../../platform/http/validation';
-import { NOTIFICATION_SOURCES, NOTIFICATION_STATUSES, NOTIFICATION_TYPES, type AccountNotification, type AccountNotificationPage, type NotificationSource, type NotificationStatus, type NotificationType } from '../domain/notification';
+import { NOTIFICATION_SOURCE_PATTERN, NOTIFICATION_STATUSES, NOTIFICATION_TYPE_PATTERN, type AccountNotification, type AccountNotificationPage, type NotificationSource, type NotificationStatus, type NotificationType } from '../domain/notification';
 import { HEX32_ID, hex32Param } from '../../../platform/http/api-properties';
 
 export class NotificationParam {
@@ -25,8 +25,10 @@ export class AccountNotificationResponse implements AccountNotification {
   @ApiProperty(HEX32_ID) notificationUuid!: string;
   @ApiProperty() title!: string;
   @ApiProperty() message!: string;
-  @ApiProperty({ enum: Object.keys(NOTIFICATION_TYPES), description: 'Domain event classification.' }) type!: NotificationType;
-  @ApiProperty({ enum: NOTIFICATION_SOURCES, description: 'The module that owns the event.' }) source!: NotificationSource;
+  // Open strings, not enums: each module declares its own types, and a client generated today must not break on a
+  // module's new type tomorrow (docs/notifications.md lists today's).
+  @ApiProperty({ type: 'string', pattern: NOTIFICATION_TYPE_PATTERN.source, example: 'SECURITY_NEW_DEVICE_SIGN_IN', description: 'Domain event classification; the set grows as modules add notifications (see docs/notifications.md).' }) type!: NotificationType;
+  @ApiProperty({ type: 'string', pattern: NOTIFICATION_SOURCE_PATTERN.source, example: 'identity', description: 'The module that owns the event (identity, trading, ai-wallets, agentic-memory, …).' }) source!: NotificationSource;
   @ApiProperty({ enum: NOTIFICATION_STATUSES }) status!: NotificationStatus;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
