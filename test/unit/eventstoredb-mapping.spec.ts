@@ -33,7 +33,7 @@ import {
   uuidToEventId,
   withChain,
   type ResolvedEventLike,
-} from '../../src/platform/event-store/eventstoredb/eventstoredb.event-store';
+} from '../../src/platform/event-store/eventstoredb/eventstoredb.mapping';
 
 const metadata: EventMetadata = {
   tenant_uuid: '0b6a4a4e-5b0e-4c1a-9a51-8d3f0c2f7e11',
