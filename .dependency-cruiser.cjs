@@ -48,6 +48,13 @@ module.exports = {
       to: { path: '^src/modules/(?!notifications/)' },
     },
     {
+      name: 'modules-reach-notifications-through-its-rule-port',
+      severity: 'error',
+      comment: "A module tells the inbox about its events by registering NotificationRules (src/modules/notifications/domain/rule-port.ts, listed in src/notification-rules.ts); the rest of the notifications module is its own. Import the port, not the inbox's records or projector.",
+      from: { path: '^src/modules/(?!notifications/)' },
+      to: { path: '^src/modules/notifications/', pathNot: '^src/modules/notifications/domain/rule-port\\.ts$' },
+    },
+    {
       name: 'audit-reads-no-read-model',
       severity: 'error',
       comment: 'The audit module reads the log itself and its own stream; it has no read model to import.',

@@ -4,7 +4,7 @@
  * each kind, naming the rule and how to fix it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -37,6 +37,23 @@ describe('dependency rules', () => {
     expect(existsSync(join(ROOT, '.dependency-cruiser-known-violations.json'))).toBe(false);
   }, 120_000);
 
+  it('no source file is over 500 lines (outside generated files and migrations): one concern per file', () => {
+    const long: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) walk(path);
+        else if (path.endsWith('.ts') && !/\/migrations\//.test(path)) {
+          const lines = readFileSync(join(ROOT, path), 'utf8').split('\n').length - 1;
+          if (lines > 500) long.push(`${path}: ${lines} lines`);
+        }
+      }
+    };
+    walk('src');
+    walk('projections');
+    expect(long).toEqual([]);
+  });
+
   it('catches a planted violation of each kind, naming the rule', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'depcruise-'));
     const file = (path: string, text: string) => {
@@ -55,6 +72,9 @@ describe('dependency rules', () => {
       file('projections/notification-inbox/read-model.ts', "import type { E } from '../../src/modules/wallets/domain/events';\nexport const n: E[] = [];\n");
       file('projections/identity-accounts/read-model.ts', "import { x } from '../../src/modules/identity/queries';\nexport const q = x;\n");
       file('src/modules/identity/queries.ts', "export const x = 1;\n");
+      file('src/modules/notifications/domain/rule-port.ts', "export type NotificationRules = { source: string };\n");
+      file('src/modules/notifications/domain/notification.ts', "export type NotificationDraft = { type: string };\n");
+      file('src/modules/shop/domain/notification-rules.ts', "import type { NotificationRules } from '../../notifications/domain/rule-port';\nimport type { NotificationDraft } from '../../notifications/domain/notification';\nexport const rules: NotificationRules[] = [];\nexport const d: NotificationDraft[] = [];\n");
       const { violations } = await cruise(dir, ['src', 'projections']);
       const seen = violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
       expect(seen).toEqual(
@@ -65,8 +85,11 @@ describe('dependency rules', () => {
           'notifications-imports-no-other-module: src/modules/notifications/rules.ts -> src/modules/wallets/domain/events.ts',
           'notifications-imports-no-other-module: projections/notification-inbox/read-model.ts -> src/modules/wallets/domain/events.ts',
           'projections-of-identity-import-their-module-domain-and-the-platform: projections/identity-accounts/read-model.ts -> src/modules/identity/queries.ts',
+          'modules-reach-notifications-through-its-rule-port: src/modules/shop/domain/notification-rules.ts -> src/modules/notifications/domain/notification.ts',
         ]),
       );
+      // The port itself is what a module may import.
+      expect(seen.some((s) => s.includes('shop/domain/notification-rules.ts -> src/modules/notifications/domain/rule-port.ts'))).toBe(false);
       // Another module's domain event types are allowed.
       expect(seen.some((s) => s.startsWith('module-imports-only-published-event-types-of-others') && s.endsWith('domain/events.ts') && s.includes('shop'))).toBe(false);
     } finally {
