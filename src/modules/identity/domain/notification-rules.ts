@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import {
   fact, getFact, id32, notifier, streamId, untrusted, words, WORKSPACE_FACT, workspaceOwners,
-  type FactKey, type Facts, type FactValue, type InboxChange, type NotificationRules, type SourceEvent, type WorkspaceFact,
+  type DataOf, type FactKey, type Facts, type FactValue, type InboxChange, type NotificationRules, type SourceEvent, type WorkspaceFact,
 } from '../../notifications/domain/rule-port';
 import type { AccountEvent, Device } from './account';
 import type { OneUseTokenEvent, SessionEvent } from './access';
@@ -48,9 +48,6 @@ const TYPES = [
   'WORKSPACE_MEMBER_ADDED', 'WORKSPACE_ROLE_CHANGED', 'WORKSPACE_MEMBER_REMOVED',
 ] as const;
 const notify = notifier('identity', TYPES);
-
-type Data<T> = T extends { data: infer D } ? D : never;
-type OfType<U, K> = Data<Extract<U, { type: K }>>;
 
 function factsNeeded(e: SourceEvent): FactKey[] {
   const d = e.data as Record<string, unknown>;
@@ -102,7 +99,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
   switch (e.type) {
     case 'SessionStarted': {
       if (!streamId(e, STREAM.session)) return [];
-      const d = e.data as OfType<SessionEvent, 'SessionStarted'>;
+      const d = e.data as DataOf<SessionEvent, 'SessionStarted'>;
       if (!id32(d.profile_uuid)) return [];
       const known = ((getFact(facts, 'devices', d.profile_uuid)?.known as string[] | undefined) ?? []).slice();
       const key = deviceKey(d.device);
@@ -124,7 +121,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'LoginFailed': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'LoginFailed'>;
+      const d = e.data as DataOf<AccountEvent, 'LoginFailed'>;
       // Wrong password or code; a missing code (the first step of a two-step sign-in) and inactive accounts are not attacks.
       if (d.reason !== 'BAD_PASSWORD' && d.reason !== 'BAD_TOTP') return [];
       const { state, alert } = foldSignInFailure(getFact(facts, 'sign-in-failures', account) as SignInFailures | undefined, e.occurred_at);
@@ -144,7 +141,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'AuthenticatorEnrolled': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'AuthenticatorEnrolled'>;
+      const d = e.data as DataOf<AccountEvent, 'AuthenticatorEnrolled'>;
       return [
         notify(e, account, {
           type: 'SECURITY_AUTHENTICATOR_ENROLLED',
@@ -157,7 +154,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'AuthenticatorDisabled': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'AuthenticatorDisabled'>;
+      const d = e.data as DataOf<AccountEvent, 'AuthenticatorDisabled'>;
       const how = d.method === 'RECOVERY_CODE' ? 'with a recovery code' : 'with a step-up authorization';
       return [
         notify(e, account, {
@@ -171,7 +168,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'OneUseTokenIssued': {
       if (!streamId(e, STREAM.token)) return [];
-      const d = e.data as OfType<OneUseTokenEvent, 'OneUseTokenIssued'>;
+      const d = e.data as DataOf<OneUseTokenEvent, 'OneUseTokenIssued'>;
       // Activation and contact-change tokens go to the mailbox: only step-ups are authorizations to tell about.
       if (d.kind !== 'STEP_UP' || !id32(d.profile_uuid)) return [];
       const purpose = (d.purpose && PURPOSE_WORDS[d.purpose as StepUpPurpose]) ?? words(d.purpose);
@@ -187,7 +184,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'SessionRevoked': {
       if (!streamId(e, STREAM.session)) return [];
-      const d = e.data as OfType<SessionEvent, 'SessionRevoked'>;
+      const d = e.data as DataOf<SessionEvent, 'SessionRevoked'>;
       // Signing out of the session one is using is not news.
       if (d.reason === 'LOGOUT' || !id32(d.profile_uuid)) return [];
       const message =
@@ -198,7 +195,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'SessionsRevoked': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'SessionsRevoked'>;
+      const d = e.data as DataOf<AccountEvent, 'SessionsRevoked'>;
       if (REVOCATIONS_TOLD_ELSEWHERE.has(d.reason)) return [];
       return [
         notify(e, account, {
@@ -212,7 +209,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'ContactChangeRequested': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'ContactChangeRequested'>;
+      const d = e.data as DataOf<AccountEvent, 'ContactChangeRequested'>;
       const what = d.contact_type === 'phone' ? 'phone number' : 'email address';
       return [
         notify(e, account, {
@@ -226,7 +223,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'ContactChanged': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'ContactChanged'>;
+      const d = e.data as DataOf<AccountEvent, 'ContactChanged'>;
       const what = d.contact_type === 'phone' ? 'phone number' : 'email address';
       return [
         notify(e, account, {
@@ -240,7 +237,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'ClosureRequested': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'ClosureRequested'>;
+      const d = e.data as DataOf<AccountEvent, 'ClosureRequested'>;
       return [
         notify(e, account, {
           type: 'SECURITY_ACCOUNT_CLOSURE_SCHEDULED',
@@ -253,7 +250,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'ClosureCancelled': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'ClosureCancelled'>;
+      const d = e.data as DataOf<AccountEvent, 'ClosureCancelled'>;
       return [
         notify(e, account, {
           type: 'SECURITY_ACCOUNT_CLOSURE_CANCELLED',
@@ -266,7 +263,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'ClosureCompleted': {
       if (!account) return [];
-      const d = e.data as OfType<AccountEvent, 'ClosureCompleted'>;
+      const d = e.data as DataOf<AccountEvent, 'ClosureCompleted'>;
       return [
         notify(e, account, {
           type: 'SECURITY_ACCOUNT_CLOSURE_COMPLETED',
@@ -279,7 +276,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
     }
     case 'WorkspaceCreated': {
       if (!streamId(e, STREAM.workspace)) return [];
-      const d = e.data as OfType<WorkspaceEvent, 'WorkspaceCreated'>;
+      const d = e.data as DataOf<WorkspaceEvent, 'WorkspaceCreated'>;
       return id32(d.workspace_uuid) && id32(d.owner_profile_uuid)
         ? [fact(WORKSPACE_FACT, d.workspace_uuid, { owners: [d.owner_profile_uuid], name: untrusted(d.name, 80, 'a workspace') } satisfies WorkspaceFact)]
         : [];

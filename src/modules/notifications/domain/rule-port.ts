@@ -30,6 +30,9 @@ export interface SourceEvent {
   data: Record<string, unknown>;
 }
 
+/** The `data` of the event of type `K` in a module's event union `U`: `DataOf<AccountEvent, 'LoginFailed'>`. */
+export type DataOf<U, K> = Extract<U, { type: K }> extends { data: infer D } ? D : never;
+
 /** A fact the projector remembered: its scope (one module's kind of fact) and key (an id). */
 export interface FactKey {
   scope: string;

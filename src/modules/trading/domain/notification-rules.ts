@@ -4,7 +4,7 @@
  * (never the account's own cancellations). The rules remember each open order's side, type and size and each
  * market's symbol, to say which order it was.
  */
-import { fact, getFact, id32, notifier, plainDecimal, streamId, untrusted, words, type FactKey, type Facts, type InboxChange, type NotificationRules, type SourceEvent } from '../../notifications/domain/rule-port';
+import { fact, getFact, id32, notifier, plainDecimal, streamId, untrusted, words, type DataOf, type FactKey, type Facts, type InboxChange, type NotificationRules, type SourceEvent } from '../../notifications/domain/rule-port';
 import type { MarketEvent } from './market';
 import type { EngineCancelCode, OrderCancelledData, OrderFilledData, OrderOpenedData, TradeExecutedData } from './engine-events';
 
@@ -28,9 +28,6 @@ const HREF = { order: (order_uuid: string) => `/api/v1/api/v1/mtf/order_meta?ord
 const STREAM = { market: 'mtf-market-', engine: 'mtf-engine-' };
 const TYPES = ['ORDER_FILLED', 'ORDER_PARTIALLY_FILLED', 'ORDER_CANCELLED_BY_PLATFORM'] as const;
 const notify = notifier('trading', TYPES);
-
-type Data<T> = T extends { data: infer D } ? D : never;
-type OfType<U, K> = Data<Extract<U, { type: K }>>;
 
 function factsNeeded(e: SourceEvent): FactKey[] {
   const d = e.data as Record<string, unknown>;
@@ -68,7 +65,7 @@ const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 function plan(e: SourceEvent, facts: Facts): InboxChange[] {
   if (e.type === 'MarketCreated') {
     if (!streamId(e, STREAM.market)) return [];
-    const d = e.data as unknown as OfType<MarketEvent, 'MarketCreated'>;
+    const d = e.data as unknown as DataOf<MarketEvent, 'MarketCreated'>;
     return id32(d.market_uuid) ? [fact('market', d.market_uuid, { symbol: untrusted(d.market_symbol, 64) })] : [];
   }
   if (!streamId(e, STREAM.engine)) return [];
