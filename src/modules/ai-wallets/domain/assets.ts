@@ -3,7 +3,7 @@
  * never more precise than the asset's smallest unit (a satoshi, a wei, a lamport): "over-precise" is refused, not
  * rounded. Arithmetic is the platform's exact fixed-point (18 fractional digits covers every asset here).
  */
-import { Fixed18Error, formatPlain, parseDecimal } from '../../../platform/decimal/fixed18';
+import { parseAssetAmount, type AmountProblem } from '../../../platform/decimal/asset-amount';
 
 /** Native asset code → number of decimals of its smallest unit. */
 export const NATIVE_ASSETS: Readonly<Record<string, number>> = {
@@ -35,28 +35,13 @@ export const NETWORKS: Readonly<Record<string, Network>> = {
 
 export const isNativeAsset = (code: unknown): code is string => typeof code === 'string' && Object.prototype.hasOwnProperty.call(NATIVE_ASSETS, code);
 
-export type AmountProblem = 'not a decimal string' | 'exponent notation' | 'must be positive' | 'more decimals than the asset has' | 'unknown asset';
+export type { AmountProblem } from '../../../platform/decimal/asset-amount';
+export { amountText } from '../../../platform/decimal/asset-amount';
 
 /**
  * A positive amount of `asset` in native units, as exact atoms (value × 10^18), or the problem with it. JSON numbers
  * never get here (the DTO refuses them); signs, exponents, zero and digits below the asset's smallest unit do not pass.
  */
 export function parseAmount(asset: string, value: unknown, options: { allowZero?: boolean } = {}): { atoms: bigint } | { problem: AmountProblem } {
-  if (!isNativeAsset(asset)) return { problem: 'unknown asset' };
-  if (typeof value !== 'string') return { problem: 'not a decimal string' };
-  let atoms: bigint;
-  try {
-    atoms = parseDecimal(value);
-  } catch (error) {
-    if (error instanceof Fixed18Error && error.code === 'EXPONENT') return { problem: 'exponent notation' };
-    if (error instanceof Fixed18Error && error.code === 'TOO_MANY_DECIMALS') return { problem: 'more decimals than the asset has' };
-    return { problem: 'not a decimal string' };
-  }
-  if (atoms < 0n || (atoms === 0n && !options.allowZero)) return { problem: 'must be positive' };
-  const fraction = value.split('.')[1] ?? '';
-  if (fraction.replace(/0+$/, '').length > NATIVE_ASSETS[asset]) return { problem: 'more decimals than the asset has' };
-  return { atoms };
+  return parseAssetAmount(isNativeAsset(asset) ? NATIVE_ASSETS[asset] : undefined, value, options);
 }
-
-/** The canonical text of an amount: shortest exact form ("1.5", "0.00000001", "0"). */
-export const amountText = (atoms: bigint): string => formatPlain(atoms);
