@@ -7,6 +7,7 @@ const MODULE_OF_PROJECTION = {
   trading: 'trading-',
   'ai-wallets': 'ai-wallet-',
   'agentic-memory': 'agentic-memory-',
+  commerce: 'commerce-',
   notifications: 'notification-',
 };
 

@@ -9,6 +9,11 @@ import { aiWalletActivityReadModel } from './ai-wallet-activity/ai-wallet-activi
 import { aiWalletBindingsReadModel } from './ai-wallet-bindings/ai-wallet-bindings.read-model';
 import { aiWalletBudgetsReadModel } from './ai-wallet-budgets/ai-wallet-budgets.read-model';
 import { aiWalletIntentsReadModel } from './ai-wallet-intents/ai-wallet-intents.read-model';
+import { commerceInvoicesReadModel } from './commerce-invoices/commerce-invoices.read-model';
+import { commerceMerchantsReadModel } from './commerce-merchants/commerce-merchants.read-model';
+import { commerceProductsReadModel } from './commerce-products/commerce-products.read-model';
+import { commerceSettlementsReadModel } from './commerce-settlements/commerce-settlements.read-model';
+import { commerceWalletsReadModel } from './commerce-wallets/commerce-wallets.read-model';
 import { identityAccountsReadModel } from './identity-accounts/identity-accounts.read-model';
 import { identityAuthEventsReadModel } from './identity-auth-events/identity-auth-events.read-model';
 import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
@@ -35,5 +40,10 @@ export const READ_MODELS: ReadModelDefinition[] = [
   aiWalletActivityReadModel,
   agenticMemoryCollectionsReadModel,
   agenticMemoryRequestsReadModel,
+  commerceMerchantsReadModel,
+  commerceProductsReadModel,
+  commerceInvoicesReadModel,
+  commerceWalletsReadModel,
+  commerceSettlementsReadModel,
   notificationInboxReadModel(NOTIFICATION_RULES),
 ];

@@ -38,6 +38,7 @@ import {
   ListDueClosuresHandler,
   GetWorkspaceMembershipHandler,
   ListTenantAuthoritiesHandler,
+  GetTenantRoleHandler,
   ListWorkspacesHandler,
   ListWorkspaceMembersHandler,
 } from './queries/identity.queries';
@@ -89,6 +90,7 @@ import './domain/privacy';
     ListWorkspacesHandler,
     GetActiveWorkspaceHandler,
     ListTenantAuthoritiesHandler,
+    GetTenantRoleHandler,
     ListDueClosuresHandler,
     GetWorkspaceMembershipHandler,
     IsTenantMemberHandler,

@@ -235,6 +235,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   AI_WALLET_EXPIRY_SWEEP_MS = 30_000;
 
+  /** How often the node holding the commerce sweep's lease expires invoices and payments past their time (ms). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  COMMERCE_EXPIRY_SWEEP_MS = 15_000;
+
   /** Ed25519 private key (base64 of its 32-byte seed) signing agentic memory manifests; unset: manifests say UNSIGNED. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'MEMORY_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
   MEMORY_SIGNING_KEY?: string;
@@ -315,6 +319,7 @@ export interface PlatformConfig {
   aiWalletApprovalTtlSeconds: number;
   aiWalletIntentTtlSeconds: number;
   aiWalletExpirySweepMs: number;
+  commerceExpirySweepMs: number;
   memorySigningKey?: string;
   auditSigningKey?: string;
   auditCheckpoints: boolean;
@@ -401,6 +406,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     aiWalletApprovalTtlSeconds: env.AI_WALLET_APPROVAL_TTL_SECONDS,
     aiWalletIntentTtlSeconds: env.AI_WALLET_INTENT_TTL_SECONDS,
     aiWalletExpirySweepMs: env.AI_WALLET_EXPIRY_SWEEP_MS,
+    commerceExpirySweepMs: env.COMMERCE_EXPIRY_SWEEP_MS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
     auditSigningKey: env.AUDIT_SIGNING_KEY,
     auditCheckpoints: env.AUDIT_CHECKPOINTS,

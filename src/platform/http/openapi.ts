@@ -19,6 +19,7 @@ export const OPENAPI_TAGS: Record<string, string> = {
   trading: 'Markets, orders (seed MTF routes and the canonical order model), cancellation, order book, fills and positions.',
   'ai-wallets': 'AI-agent wallet bindings, spending policies, budgets, intents, approvals and the workload token.',
   'agentic-memory': 'Memory collections, items, requests, clarifications and signed manifests.',
+  commerce: 'Merchants and their review, catalogues, invoices, payments, watch-only wallets and settlement intents.',
   notifications: "The caller's notification inbox.",
   audit: 'Raw stream events with their commitments, signed checkpoints and auditor grants.',
   health: 'Liveness and readiness.',

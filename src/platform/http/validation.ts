@@ -61,12 +61,14 @@ export function OptionalNullable(): PropertyDecorator {
 
 /** Names of the DTO classes marked @NoExtraFields(): the OpenAPI builder closes their schemas (additionalProperties: false). */
 export const CLOSED_SHAPES = new Set<string>();
+/** Query DTOs marked so: OpenAPI lists query parameters one by one (no schema to close); the server refuses others. */
+export const CLOSED_QUERY_SHAPES = new Set<string>();
 
-/** Marks a DTO whose shape allows no unknown fields (the seeds' "no extra fields allowed"). */
-export function NoExtraFields(): ClassDecorator {
+/** Marks a DTO whose shape allows no unknown fields (the seeds' "no extra fields allowed"); `query`: a query string's. */
+export function NoExtraFields(options: { query?: boolean } = {}): ClassDecorator {
   return (target) => {
     Reflect.defineMetadata(NO_EXTRA_FIELDS, true, target);
-    CLOSED_SHAPES.add(target.name);
+    (options.query ? CLOSED_QUERY_SHAPES : CLOSED_SHAPES).add(target.name);
   };
 }
 

@@ -3,6 +3,8 @@
  * runs at once on a node, a failure reported and retried at the next tick, and on shutdown no new run while the one
  * in progress is awaited. The work itself must be safe to repeat (other nodes sweep too).
  */
+import { CheckpointStore, LeaseLost } from '../projections/checkpoint.store';
+
 export class PeriodicJob {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
@@ -27,5 +29,33 @@ export class PeriodicJob {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
+  }
+}
+
+/**
+ * A sweep one node runs at a time: each tick takes (or renews) the lease `name` in projection_checkpoints and runs
+ * only when this node holds it; another live holder makes the tick a no-op. The lease lapses on its own when the
+ * holder stops (LEASE_MS), or is released by `release`.
+ */
+export class LeasedSweep {
+  constructor(
+    private readonly leases: CheckpointStore,
+    readonly name: string,
+    private readonly run: () => Promise<number>,
+  ) {}
+
+  /** Runs the sweep if this node holds (or takes) the lease; null when another node does. */
+  async tick(): Promise<number | null> {
+    try {
+      await this.leases.acquire(this.name);
+    } catch (error) {
+      if (error instanceof LeaseLost) return null;
+      throw error;
+    }
+    return this.run();
+  }
+
+  release(): Promise<void> {
+    return this.leases.release(this.name);
   }
 }

@@ -16,6 +16,7 @@ export const STREAM_MODULES: ReadonlyArray<readonly [prefix: string, module: str
   ['mtf-', 'trading'],
   ['ai-wallet-', 'ai-wallets'],
   ['agentic-memory-', 'agentic-memory'],
+  ['commerce-', 'commerce'],
   ['notifications-', 'notifications'],
   ['audit-', 'audit'],
 ];

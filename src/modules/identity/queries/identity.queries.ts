@@ -189,6 +189,24 @@ export class ListTenantAuthoritiesHandler implements IQueryHandler<ListTenantAut
   }
 }
 
+/** The caller's authority in a tenant (OWNER, TENANT_ADMIN, TENANT_MODERATOR), or null: for other modules' reviews. */
+export class GetTenantRole {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string) {}
+}
+
+@QueryHandler(GetTenantRole)
+export class GetTenantRoleHandler implements IQueryHandler<GetTenantRole, string | null> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, tenant_uuid }: GetTenantRole): Promise<string | null> {
+    const rows: Array<{ role_code: string }> = await this.db.reader.query(
+      this.db.sql('SELECT role_code FROM identity_tenant_authorities WHERE tenant_uuid = ? AND profile_uuid = ?'),
+      [tenant_uuid, principal.profile_uuid],
+    );
+    return rows[0]?.role_code ?? null;
+  }
+}
+
 export class ListDueClosures {
   constructor(readonly now: string) {}
 }

@@ -1,0 +1,50 @@
+/**
+ * Read models that keep each row's API record as JSON beside a few indexed columns (the ones lists filter and order
+ * by): inserting a record, and patching one (the change merged into the record, the indexed columns following it),
+ * in the projector's transaction. Portable across SQLite and PostgreSQL.
+ */
+import type { EntityManager } from 'typeorm';
+import { portableSql } from './read-model.datasource';
+
+export interface JsonRecordTable<R> {
+  table: string;
+  key: keyof R & string;
+  /** Columns copied from the record on every write (besides `record` and the key). */
+  columns: ReadonlyArray<keyof R & string>;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+function check(t: JsonRecordTable<unknown>): void {
+  for (const name of [t.table, t.key, ...t.columns]) if (!IDENT.test(name)) throw new Error(`not an identifier: ${name}`);
+}
+
+/** Inserts the record (a row already there is left as it is: a replayed event changes nothing). */
+export async function insertRecord<R extends object>(tx: EntityManager, t: JsonRecordTable<R>, record: R, extra: Record<string, string | number | null> = {}): Promise<void> {
+  check(t as JsonRecordTable<unknown>);
+  const r = record as Record<string, unknown>;
+  const names = [t.key, ...t.columns, ...Object.keys(extra), 'record'];
+  const values = [r[t.key], ...t.columns.map((c) => column(r[c])), ...Object.values(extra), JSON.stringify(record)];
+  await tx.query(portableSql(tx, `INSERT INTO ${t.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (${t.key}) DO NOTHING`), values);
+}
+
+/** The record, or null when the row does not exist. */
+export async function readRecord<R>(tx: EntityManager, t: JsonRecordTable<R>, id: string): Promise<R | null> {
+  check(t as JsonRecordTable<unknown>);
+  const rows: Array<{ record: string }> = await tx.query(portableSql(tx, `SELECT record FROM ${t.table} WHERE ${t.key} = ?`), [id]);
+  return rows.length ? (JSON.parse(rows[0].record) as R) : null;
+}
+
+/** Merges `change(record)` into the record and writes it back with its indexed columns; false when there is no row. */
+export async function patchRecord<R extends object>(tx: EntityManager, t: JsonRecordTable<R>, id: string, change: (record: R) => Partial<R>): Promise<R | null> {
+  const before = await readRecord(tx, t, id);
+  if (!before) return null;
+  const after = { ...before, ...change(before) };
+  const r = after as Record<string, unknown>;
+  await tx.query(
+    portableSql(tx, `UPDATE ${t.table} SET ${[...t.columns.map((c) => `${c} = ?`), 'record = ?'].join(', ')} WHERE ${t.key} = ?`),
+    [...t.columns.map((c) => column(r[c])), JSON.stringify(after), id],
+  );
+  return after;
+}
+
+const column = (v: unknown): string | number | null => (v === undefined || v === null ? null : typeof v === 'number' ? v : typeof v === 'string' ? v : JSON.stringify(v));
