@@ -11,7 +11,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { insertRecord, patchRecord, type JsonRecordTable } from '../../src/platform/read-model/json-records';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
-import type { InvoiceCancelReason, InvoiceCore, InvoiceEvent, InvoiceException, InvoiceStatus, PaymentChange, PaymentCore, PaymentStateName } from '../../src/modules/commerce/domain/invoice';
+import { paymentProgressAfter, paymentProgressOf, type InvoiceCancelReason, type InvoiceCore, type InvoiceEvent, type InvoiceException, type InvoiceStatus, type PaymentChange, type PaymentCore, type PaymentProgress } from '../../src/modules/commerce/domain/invoice';
 import { money, parseMoney } from '../../src/modules/commerce/domain/money';
 
 export interface InvoiceRecord extends InvoiceCore {
@@ -23,14 +23,7 @@ export interface InvoiceRecord extends InvoiceCore {
   cancellation: { reason_code: InvoiceCancelReason; reason_detail: string | null; by_profile_uuid: string; at: string } | null;
 }
 
-export interface PaymentRecord extends PaymentCore {
-  state: PaymentStateName;
-  version: number;
-  updated: string;
-  rail_reference: string | null;
-  failure_code: string | null;
-  reason_code: string | null;
-  settled_at: string | null;
+export interface PaymentRecord extends PaymentCore, PaymentProgress {
   /** There is no real payment rail here: no funds move (docs/commerce.md). */
   funds_movement_available: false;
 }
@@ -140,21 +133,13 @@ export class CommerceInvoicesProjector implements Projector {
       }
       case 'CommercePaymentCreated': {
         const p = e.data.payment;
-        const record: PaymentRecord = { ...p, state: 'AUTHORIZATION_REQUIRED', version: 0, updated: p.created, rail_reference: null, failure_code: null, reason_code: null, settled_at: null, funds_movement_available: false };
+        const record: PaymentRecord = { ...p, ...paymentProgressOf(p), funds_movement_available: false };
         await insertRecord(tx, PAYMENTS, record, { position });
         return;
       }
       default: {
         const d = e.data as PaymentChange;
-        const after = await patchRecord(tx, PAYMENTS, d.payment_uuid, (r) => ({
-          state: d.to,
-          version: r.version + 1,
-          updated: d.at,
-          rail_reference: d.rail_reference ?? r.rail_reference,
-          failure_code: d.failure_code,
-          reason_code: d.reason_code,
-          settled_at: d.to === 'SETTLED' ? d.at : r.settled_at,
-        }));
+        const after = await patchRecord(tx, PAYMENTS, d.payment_uuid, (r) => paymentProgressAfter(r, d));
         if (after && d.to === 'SETTLED') await this.credit(tx, after.merchant_uuid, after.asset, after.amount);
       }
     }

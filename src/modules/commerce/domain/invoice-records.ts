@@ -98,6 +98,35 @@ export interface PaymentCore {
   authorization_expires_at: string;
 }
 
+/** Where a payment stands: the same in the decider's state and in the read model's record. */
+export interface PaymentProgress {
+  state: PaymentStateName;
+  /** 0 when created; +1 with every move of the payment. */
+  version: number;
+  updated: string;
+  rail_reference: string | null;
+  failure_code: string | null;
+  reason_code: string | null;
+  settled_at: string | null;
+}
+
+export const paymentProgressOf = (p: PaymentCore): PaymentProgress => ({
+  state: 'AUTHORIZATION_REQUIRED', version: 0, updated: p.created, rail_reference: null, failure_code: null, reason_code: null, settled_at: null,
+});
+
+/** A payment's progress after one of its moves (the decider's evolve and the read model apply the same). */
+export function paymentProgressAfter(before: PaymentProgress, d: PaymentChange): PaymentProgress {
+  return {
+    state: d.to,
+    version: before.version + 1,
+    updated: d.at,
+    rail_reference: d.rail_reference ?? before.rail_reference,
+    failure_code: d.failure_code,
+    reason_code: d.reason_code,
+    settled_at: d.to === 'SETTLED' ? d.at : before.settled_at,
+  };
+}
+
 export type PaymentChangeType =
   | 'CommercePaymentAuthorized'
   | 'CommercePaymentSubmitted'

@@ -18,8 +18,8 @@
 import type { Decider, DecideContext } from '../../../platform/command/decider';
 import { RuleViolation, StateConflict } from '../../../platform/errors';
 import {
-  IN_FLIGHT, InvoiceNotFound, PAYMENT_AUTHORIZATION_WINDOW_MS, PAYMENT_RULES, PaymentNotFound,
-  type InvoiceCancelReason, type InvoiceCore, type InvoiceEvent, type InvoiceException, type InvoiceStatus, type PaymentChange, type PaymentCore, type PaymentStateName,
+  IN_FLIGHT, InvoiceNotFound, PAYMENT_AUTHORIZATION_WINDOW_MS, PAYMENT_RULES, PaymentNotFound, paymentProgressAfter, paymentProgressOf,
+  type InvoiceCancelReason, type InvoiceCore, type InvoiceEvent, type InvoiceException, type InvoiceStatus, type PaymentChange, type PaymentCore, type PaymentProgress,
   type PaymentTransition, type RailTransition,
 } from './invoice-records';
 import type { MerchantStatus } from './merchant';
@@ -28,15 +28,8 @@ import { money, parseMoney } from './money';
 
 export * from './invoice-records';
 
-export interface PaymentState {
+export interface PaymentState extends PaymentProgress {
   payment: PaymentCore;
-  state: PaymentStateName;
-  version: number;
-  updated: string;
-  rail_reference: string | null;
-  failure_code: string | null;
-  reason_code: string | null;
-  settled_at: string | null;
 }
 
 export interface InvoiceState {
@@ -82,23 +75,14 @@ function evolve(state: InvoiceState, event: InvoiceEvent): InvoiceState {
     }
     case 'CommercePaymentCreated': {
       const p = event.data.payment;
-      const payment: PaymentState = { payment: p, state: 'AUTHORIZATION_REQUIRED', version: 0, updated: p.created, rail_reference: null, failure_code: null, reason_code: null, settled_at: null };
+      const payment: PaymentState = { payment: p, ...paymentProgressOf(p) };
       return { ...state, payments: { ...state.payments, [p.payment_uuid]: payment } };
     }
     default: {
       const d = event.data as PaymentChange;
       const before = state.payments[d.payment_uuid];
       if (!before) return state;
-      const after: PaymentState = {
-        ...before,
-        state: d.to,
-        version: before.version + 1,
-        updated: d.at,
-        rail_reference: d.rail_reference ?? before.rail_reference,
-        failure_code: d.failure_code,
-        reason_code: d.reason_code,
-        settled_at: d.to === 'SETTLED' ? d.at : before.settled_at,
-      };
+      const after: PaymentState = { payment: before.payment, ...paymentProgressAfter(before, d) };
       return { ...state, payments: { ...state.payments, [d.payment_uuid]: after } };
     }
   }
