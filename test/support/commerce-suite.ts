@@ -9,6 +9,8 @@
 import { CommerceExpirySweep } from '../../src/modules/commerce/commands';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { startTestApp, type TestApp } from './app';
+import { readMailbox } from '../../src/modules/identity/delivery';
+import { hex32 } from './events';
 import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
 
 const PASSWORD = 'Trader-Password-2026';
@@ -38,13 +40,23 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
       if (r.status !== 201) throw new Error(`step-up refused: ${r.status} ${JSON.stringify(r.json)}`);
       return r.json.step_up_token;
     }
-    /** A person with a workspace of their own, selected as active. */
-    async function personWithWorkspace(label: string): Promise<{ headers: Headers; workspace: string }> {
-      const headers = await registerTrader(t);
+    /** A person (of `tenant_uuid`, default the global tenant) with a workspace of their own, selected as active. */
+    async function personWithWorkspace(label: string, tenant_uuid?: string): Promise<{ headers: Headers; workspace: string; profile_uuid: string }> {
+      let headers: Headers;
+      if (tenant_uuid) {
+        const email = `shop-${hex32().slice(0, 10)}@example.com`;
+        const reg = await call('POST', '/api/v1/identity/registrations', {}, { account_type: 'personal', first_name: 'S', last_name: 'P', email, password: PASSWORD, terms: { version: '1', accepted: true }, tenant_uuid });
+        expect(reg.status).toBe(201);
+        const [d] = await readMailbox(t.config.dataDir, email);
+        expect((await call('POST', '/api/v1/identity/activations', {}, { token: d.token })).status).toBeLessThan(300);
+        headers = { authorization: `Bearer ${(await call('POST', '/api/v1/auth/sessions', {}, { email, password: PASSWORD })).json.access_token}` };
+      } else {
+        headers = await registerTrader(t);
+      }
       const w = await call('POST', '/api/v1/workspaces', headers, { name: label });
       expect(w.status).toBe(201);
       expect((await call('POST', '/api/v1/workspaces/active', headers, { workspace_id: w.json.workspace_id })).status).toBe(200);
-      return { headers, workspace: w.json.workspace_id };
+      return { headers, workspace: w.json.workspace_id, profile_uuid: (await call('GET', '/api/v1/identity/contact', headers)).json.profile_uuid };
     }
     /** A merchant of the owner's workspace, activated by the platform admin. */
     async function activeMerchant(display_name = 'Tea House'): Promise<any> {
@@ -109,6 +121,34 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
       expect((await call('POST', url, admin, { expected_version: 0, review_reference: 'REV-9', step_up_token: token })).json.error.code).toBe('STEP_UP_REQUIRED');
       const events = await rows('SELECT record FROM commerce_merchants WHERE merchant_uuid = ?', [m.json.merchant_uuid]);
       expect(JSON.parse(events[0].record)).toMatchObject({ status: 'ACTIVE', version: 1 });
+    });
+
+    it("reviewers: a tenant's OWNER and TENANT_ADMIN review its merchants; a moderator, or another tenant's owner, does not see them", async () => {
+      const founder = await personWithWorkspace('Founder');
+      const tenant = (await call('POST', '/api/v1/tenants', founder.headers, { name: 'Market Co' })).json.tenant_uuid;
+      const seller = await personWithWorkspace('Seller', tenant);
+      const tenantAdmin = await personWithWorkspace('Desk', tenant);
+      const moderator = await personWithWorkspace('Forum', tenant);
+      const assign = (profile_uuid: string, role_code: string) => call('POST', `/api/v1/tenants/${tenant}/authorities`, founder.headers, { profile_uuid, role_code, reason: 'Reviews merchants of the market' });
+      expect((await assign(tenantAdmin.profile_uuid, 'TENANT_ADMIN')).status).toBe(201);
+      expect((await assign(moderator.profile_uuid, 'TENANT_MODERATOR')).status).toBe(201);
+      const elsewhere = await personWithWorkspace('Elsewhere');
+      expect((await call('POST', '/api/v1/tenants', elsewhere.headers, { name: 'Other Co' })).status).toBe(201);
+      const m = (await call('POST', '/api/v1/commerce/merchants', seller.headers, { display_name: 'Market Stall', category_code: 'RETAIL' })).json;
+      const url = `/api/v1/commerce/merchants/${m.merchant_uuid}`;
+      for (const outsider of [moderator, elsewhere]) {
+        expect((await call('GET', url, outsider.headers)).status).toBe(404);
+        expect((await call('POST', `${url}/reject`, outsider.headers, { expected_version: 0, reason_code: 'OTHER' })).status).toBe(404);
+      }
+      expect((await call('GET', url, tenantAdmin.headers)).json).toMatchObject({ status: 'PENDING_REVIEW', tenant_uuid: tenant });
+      const token = await stepUp(tenantAdmin.headers, 'MERCHANT_PROFILE_ACTIVATION');
+      const active = await call('POST', `${url}/activate`, tenantAdmin.headers, { expected_version: 0, review_reference: 'DESK-7', step_up_token: token });
+      expect([active.status, active.json.status, active.json.last_review.by_profile_uuid]).toEqual([200, 'ACTIVE', tenantAdmin.profile_uuid]);
+      const suspended = await call('POST', `${url}/suspend`, founder.headers, { expected_version: 1, reason_code: 'POLICY_VIOLATION' });
+      expect([suspended.status, suspended.json.status]).toEqual([200, 'SUSPENDED']);
+      // The seller is told, in its own inbox.
+      const inbox = (await call('GET', '/api/v1/notifications', seller.headers)).json.items.map((n: any) => n.type);
+      expect(inbox).toEqual(expect.arrayContaining(['COMMERCE_MERCHANT_ACTIVATED', 'COMMERCE_MERCHANT_SUSPENDED']));
     });
 
     it('merchants: suspend, reinstate (step-up) and close; states refuse what they cannot do', async () => {
