@@ -9,6 +9,8 @@ import type { SettlementChange, SettlementEvent, SettlementIntentCore, Settlemen
 export interface SettlementIntentRecord extends SettlementIntentCore {
   state: SettlementState;
   revision: number;
+  /** The same as revision: every commerce document has a version. */
+  version: number;
   request_commitment: string;
   updated: string;
   transaction_reference: string | null;
@@ -62,7 +64,7 @@ export class CommerceSettlementsProjector implements Projector {
     if (e.type === 'CommerceSettlementRequested') {
       const { intent, revision, request_commitment } = e.data;
       const record: SettlementIntentRecord = {
-        ...intent, state: 'REQUESTED', revision, request_commitment, updated: intent.created, transaction_reference: null, failure_code: null, reason_code: null, funds_movement_available: false,
+        ...intent, state: 'REQUESTED', revision, version: revision, request_commitment, updated: intent.created, transaction_reference: null, failure_code: null, reason_code: null, funds_movement_available: false,
       };
       await insertRecord(tx, SETTLEMENT_INTENTS, record, { position: event.position.toString().padStart(20, '0') });
       return;
@@ -71,6 +73,7 @@ export class CommerceSettlementsProjector implements Projector {
     await patchRecord(tx, SETTLEMENT_INTENTS, d.settlement_intent_uuid, (r) => ({
       state: d.to,
       revision: d.revision,
+      version: d.revision,
       request_commitment: d.request_commitment,
       updated: d.at,
       transaction_reference: d.transaction_reference ?? r.transaction_reference,

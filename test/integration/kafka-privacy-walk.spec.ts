@@ -95,6 +95,20 @@ describe.each(['sqlite', 'postgres'] as const)('published forms after a full wal
     secrets.push(session.access_token);
     const me: Headers = { authorization: `Bearer ${session.access_token}`, ...ua };
 
+    // Commerce (before the authenticator, so a password step-up will do): a merchant the admin activates, and an
+    // invoice the walker cancels in their own words.
+    const shop = (await post('/api/v1/workspaces', { name: 'Walker shop' }, me)).json().workspace_id;
+    const merchant = (await post('/api/v1/commerce/merchants', { workspace_uuid: shop, display_name: 'Walker Teas', category_code: 'RETAIL' }, me)).json();
+    const admin = await until(() => adminHeaders(t), (h) => h.authorization !== 'Bearer undefined');
+    const review = (await post('/api/v1/auth/step-up', { purpose: 'MERCHANT_PROFILE_ACTIVATION', password: TEST_ADMIN.password }, admin)).json().step_up_token;
+    expect((await post(`/api/v1/commerce/merchants/${merchant.merchant_uuid}/activate`, { expected_version: 0, review_reference: 'WALK-1', step_up_token: review }, admin)).statusCode).toBe(200);
+    const invoice = (await post('/api/v1/commerce/invoices', { merchant_uuid: merchant.merchant_uuid, external_order_reference: 'WALK-1', asset: 'USD', line_items: [{ description: 'Tea', quantity: '1', unit_price: '3.00' }] }, me)).json();
+    const cancelDetail = 'Gracewalker asked to cancel by phone';
+    personal.push(cancelDetail);
+    const cancelStep = (await post('/api/v1/auth/step-up', { purpose: 'COMMERCE_INVOICE_CANCELLATION', password }, me)).json().step_up_token;
+    const cancelled = await post(`/api/v1/commerce/invoices/${invoice.invoice_uuid}/cancel`, { expected_invoice_version: 0, expected_status: 'OPEN', reason_code: 'CUSTOMER_REQUEST', step_up_token: cancelStep, reason_detail: cancelDetail }, me);
+    expect([cancelled.statusCode, cancelled.json().cancellation.reason_detail]).toEqual([200, cancelDetail]);
+
     const enrollment = (await post('/api/v1/identity/authenticator/enrollments', {}, me)).json();
     secrets.push(enrollment.secret);
     const confirmed = (await post(`/api/v1/identity/authenticator/enrollments/${enrollment.enrollment_id}/confirm`, { code: totpCode(enrollment.secret, Date.now()) }, me)).json();

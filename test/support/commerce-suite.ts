@@ -227,6 +227,16 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
       const inbox = await call('GET', '/api/v1/notifications', owner);
       expect(inbox.json.items.find((n: any) => n.type === 'COMMERCE_INVOICE_PAID' && n.reference === invoice.invoice_uuid)).toMatchObject({ source: 'commerce', title: 'Invoice paid', href: `/api/v1/commerce/invoices/${invoice.invoice_uuid}` });
       expect(inbox.json.items.some((n: any) => n.type === 'COMMERCE_MERCHANT_ACTIVATED' && n.reference === m.merchant_uuid)).toBe(true);
+      // A payment the rail fails reopens its invoice, and the owner hears of it.
+      const second = (await call('POST', '/api/v1/commerce/invoices', owner, invoiceBody(m.merchant_uuid))).json;
+      const failing = (await call('POST', '/api/v1/commerce/payments', owner, { invoice_uuid: second.invoice_uuid })).json;
+      await rail(failing.payment_uuid, 'authorize');
+      const failed = await call('POST', `/api/v1/commerce/admin/payments/${failing.payment_uuid}/rail`, admin, { transition: 'fail', failure_code: 'INSUFFICIENT_FUNDS' });
+      expect(failed.json).toMatchObject({ state: 'FAILED', failure_code: 'INSUFFICIENT_FUNDS' });
+      expect((await call('GET', `/api/v1/commerce/invoices/${second.invoice_uuid}`, owner)).json.status).toBe('OPEN');
+      const told = (await call('GET', '/api/v1/notifications', owner)).json.items.find((n: any) => n.reference === failing.payment_uuid);
+      expect(told).toMatchObject({ type: 'COMMERCE_PAYMENT_FAILED', href: `/api/v1/commerce/payments/${failing.payment_uuid}` });
+      expect(told.message).toContain('INSUFFICIENT_FUNDS');
     });
 
     it('payment cancel: latest version and AUTHORIZATION_REQUIRED only (the seeds\' literals); later rail states are 409; concurrent cancels act once', async () => {
@@ -329,7 +339,7 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
       expect(results.filter((r) => r.status === 422).every((r) => r.json.error.code === 'RULE_VIOLATION')).toBe(true);
       expect(results.filter((r) => r.status === 422)).toHaveLength(24);
       const intent = results.find((r) => r.status === 201)!.json;
-      expect(intent).toMatchObject({ state: 'REQUESTED', revision: 0, amount: '10.000000', funds_movement_available: false });
+      expect(intent).toMatchObject({ state: 'REQUESTED', revision: 0, version: 0, amount: '10.000000', funds_movement_available: false });
       expect(intent.request_commitment).toMatch(/^[0-9a-f]{64}$/);
       const url = `/api/v1/commerce/settlement-intents/${intent.settlement_intent_uuid}/cancel`;
       const approved = await call('POST', `/api/v1/commerce/admin/settlement-intents/${intent.settlement_intent_uuid}/treasury`, admin, { transition: 'approve' });

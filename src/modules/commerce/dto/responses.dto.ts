@@ -169,6 +169,7 @@ export class CommerceSettlementIntentResponse {
   @ApiProperty() destination!: string;
   @ApiProperty({ enum: SETTLEMENT_STATES }) state!: string;
   @ApiProperty({ ...VERSION, description: 'Grows with every change; part of request_commitment.' }) revision!: number;
+  @ApiProperty({ ...VERSION, description: 'The same as revision.' }) version!: number;
   @ApiProperty({ ...SHA256_HEX, description: 'SHA-256 of the JCS form of {merchant_uuid, network_id, asset, amount, destination, revision}.' }) request_commitment!: string;
   @ApiProperty({ type: String, nullable: true }) transaction_reference!: string | null;
   @ApiProperty({ type: String, nullable: true }) failure_code!: string | null;
