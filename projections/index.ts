@@ -13,6 +13,7 @@ import { commerceInvoicesReadModel } from './commerce-invoices/commerce-invoices
 import { commerceMerchantsReadModel } from './commerce-merchants/commerce-merchants.read-model';
 import { commerceProductsReadModel } from './commerce-products/commerce-products.read-model';
 import { commerceSettlementsReadModel } from './commerce-settlements/commerce-settlements.read-model';
+import { commerceTransfersReadModel } from './commerce-transfers/commerce-transfers.read-model';
 import { commerceWalletsReadModel } from './commerce-wallets/commerce-wallets.read-model';
 import { identityAccountsReadModel } from './identity-accounts/identity-accounts.read-model';
 import { identityAuthEventsReadModel } from './identity-auth-events/identity-auth-events.read-model';
@@ -45,5 +46,6 @@ export const READ_MODELS: ReadModelDefinition[] = [
   commerceInvoicesReadModel,
   commerceWalletsReadModel,
   commerceSettlementsReadModel,
+  commerceTransfersReadModel,
   notificationInboxReadModel(NOTIFICATION_RULES),
 ];

@@ -5,7 +5,8 @@ import { merchantDecider, type MerchantCommand, type MerchantCore } from '../../
 import { productDecider, type ProductCore } from '../../src/modules/commerce/domain/product';
 import { invoiceDecider, invoiceIdFor, type InvoiceCommand, type InvoiceCore, type InvoiceState } from '../../src/modules/commerce/domain/invoice';
 import { walletDecider, type WalletCore } from '../../src/modules/commerce/domain/wallet';
-import { requestCommitment, settlementDecider, type SettlementCommand, type SettlementIntentCore } from '../../src/modules/commerce/domain/settlement';
+import { requestCommitment, type SettlementCommand, type SettlementIntentCore } from '../../src/modules/commerce/domain/settlement';
+import { ledgerDecider as settlementDecider } from '../../src/modules/commerce/domain/ledger';
 import { lineTotal, money, parseMoney, parseQuantity } from '../../src/modules/commerce/domain/money';
 import { canonicalJson, sha256Hex } from '../../src/platform/commitments/commitment';
 
@@ -203,7 +204,7 @@ describe('invoice and its payments', () => {
 describe('rotational wallet', () => {
   const wallet: WalletCore = {
     wallet_uuid: '9'.repeat(32), wallet_type: 'ROTATIONAL', workspace_uuid: merchant.workspace_uuid, tenant_uuid: merchant.tenant_uuid, merchant_uuid: merchant.merchant_uuid,
-    network_id: 'ethereum-mainnet', label: 'pool', address: null, created_by_profile_uuid: CREATOR, created: NOW.toISOString(),
+    network_id: 'ethereum-mainnet', label: 'pool', address: null, governance_required: false, created_by_profile_uuid: CREATOR, created: NOW.toISOString(),
   };
   const A1 = `0x${'1'.repeat(40)}`;
   const A2 = `0x${'2'.repeat(40)}`;

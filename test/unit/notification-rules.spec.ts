@@ -449,7 +449,7 @@ describe('the rule port: each module declares its own, the composition holds it 
     expect(RULES.sourceOf.get('AI_WALLET_INTENT_DENIED')).toBe('ai-wallets');
     expect(RULES.sourceOf.get('MEMORY_REQUEST_ANSWERED')).toBe('agentic-memory');
     expect(RULES.sourceOf.get('COMMERCE_INVOICE_PAID')).toBe('commerce');
-    expect(RULES.sourceOf.size).toBe(31);
+    expect(RULES.sourceOf.size).toBe(34);
     expect(RULES.personalFactScopes).toEqual(['devices', 'sign-in-failures']);
     expect(new Set(RULES.handles).size).toBe(RULES.handles.length);
   });

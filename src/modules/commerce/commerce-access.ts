@@ -69,6 +69,19 @@ export class CommerceAccess {
     return role !== null && REVIEWING_ROLES.has(role);
   }
 
+  /**
+   * Whether the caller is a compliance officer of this tenant, who may cancel its transfers: the tenant's OWNER or
+   * TENANT_ADMIN (the seeds' tenant roles; there is no compliance role of its own), or a platform admin.
+   */
+  isComplianceOfficer(principal: Principal, tenant_uuid: string): Promise<boolean> {
+    return this.isReviewer(principal, tenant_uuid);
+  }
+
+  /** Whether the caller is a member of this workspace (any role). */
+  async isMember(principal: Principal, workspace_uuid: string): Promise<boolean> {
+    return (await this.queryBus.execute(new GetWorkspaceMembership(principal, workspace_uuid))) !== null;
+  }
+
   /** Whether the caller manages this workspace (owner or admin). */
   async manages(principal: Principal, workspace_uuid: string): Promise<boolean> {
     const membership: WorkspaceView | null = await this.queryBus.execute(new GetWorkspaceMembership(principal, workspace_uuid));

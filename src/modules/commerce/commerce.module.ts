@@ -1,25 +1,32 @@
-/** Commerce: merchants, products, invoices, payments, watch-only wallets and settlement intents (docs/commerce.md). */
+/** Commerce: merchants, products, invoices, payments, watch-only wallets, settlement intents (docs/commerce.md) and transfers (docs/transfers.md). */
 import { Module } from '@nestjs/common';
 import { CommerceController } from './commerce.controller';
+import { TransfersController } from './transfers.controller';
 import { CommerceAccess } from './commerce-access';
 import {
   ApplyPaymentRailUpdateHandler, ApplyTreasuryUpdateHandler, CancelInvoiceHandler, CancelPaymentHandler, CancelSettlementHandler, ChangeProductHandler, ChangeWalletHandler,
-  CommerceExpirySweep, CreateInvoiceHandler, CreateMerchantHandler, CreatePaymentHandler, CreateProductHandler, RegisterWalletHandler, RequestSettlementHandler, ReviewMerchantHandler,
+  AuthorizeTransferEnvelopeHandler, BindTransferGovernanceHandler, CancelTransferForComplianceHandler, RegisterRecipientKeyHandler, ReportTransferHandler, RequestTransferHandler,
+  RetireRecipientKeyHandler, CommerceExpirySweep, CreateInvoiceHandler, CreateMerchantHandler, CreatePaymentHandler, CreateProductHandler, RegisterWalletHandler, RequestSettlementHandler, ReviewMerchantHandler,
 } from './commands';
 import {
   GetInvoiceHandler, GetMerchantHandler, GetPaymentHandler, GetProductHandler, GetSettlementIntentHandler, GetWalletHandler, ListInvoicesHandler, ListMerchantsHandler,
   ListPaymentsHandler, ListProductsHandler, ListSettlementIntentsHandler, ListWalletsHandler,
 } from './queries';
-import { PAYMENT_RAIL, SimulatedPaymentRail } from './rail';
+import { PAYMENT_RAIL, SimulatedPaymentRail, SimulatedTransferOversight, TRANSFER_OVERSIGHT } from './rail';
+import { GetRecipientKeyHandler, GetTransferHandler, ListComplianceQueueHandler, ListRecipientKeysHandler, ListTransfersHandler } from './transfer-queries';
 // The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
 import './domain/privacy';
 
 @Module({
-  controllers: [CommerceController],
+  controllers: [CommerceController, TransfersController],
   providers: [
     CommerceAccess,
     SimulatedPaymentRail,
     { provide: PAYMENT_RAIL, useExisting: SimulatedPaymentRail },
+    SimulatedTransferOversight,
+    { provide: TRANSFER_OVERSIGHT, useExisting: SimulatedTransferOversight },
+    RequestTransferHandler, AuthorizeTransferEnvelopeHandler, BindTransferGovernanceHandler, CancelTransferForComplianceHandler, ReportTransferHandler, RegisterRecipientKeyHandler,
+    RetireRecipientKeyHandler, GetTransferHandler, ListTransfersHandler, ListComplianceQueueHandler, GetRecipientKeyHandler, ListRecipientKeysHandler,
     CommerceExpirySweep,
     CreateMerchantHandler, ReviewMerchantHandler, CreateProductHandler, ChangeProductHandler, CreateInvoiceHandler, CancelInvoiceHandler, CreatePaymentHandler, CancelPaymentHandler,
     ApplyPaymentRailUpdateHandler, RegisterWalletHandler, ChangeWalletHandler, RequestSettlementHandler, CancelSettlementHandler, ApplyTreasuryUpdateHandler,

@@ -71,7 +71,7 @@ const likeOf = (q: string): string => `%${q.toLowerCase().replace(/[\\%_]/g, (c)
  * One keyset page of a commerce table: rows of `where` (parameterized), newest first by the creating event's position.
  * The cursor's scope is the workspace, the list and its filters.
  */
-async function page<R>(db: ReadModelDatabase, table: string, where: Array<[string, unknown]>, query: CommerceQuery, scope: string, view: (r: R) => Document<R>): Promise<DocumentPage<R>> {
+export async function page<R>(db: ReadModelDatabase, table: string, where: Array<[string, unknown]>, query: { limit?: string; cursor?: string }, scope: string, view: (r: R) => Document<R>): Promise<DocumentPage<R>> {
   const limit = pageLimit(query.limit, COMMERCE_PAGE);
   const after = rawPageAfter(query.cursor, scope);
   const clauses = where.map(([c]) => c);

@@ -10,6 +10,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PaymentCore } from './domain/invoice-records';
 import type { SettlementIntentCore } from './domain/settlement';
+import type { TransferCore } from './domain/transfer';
 
 export interface PaymentRail {
   readonly name: string;
@@ -36,4 +37,28 @@ export class SimulatedPaymentRail implements PaymentRail {
   async paymentCreated(_payment: PaymentCore): Promise<void> {}
 
   async settlementRequested(_intent: SettlementIntentCore): Promise<void> {}
+}
+
+/**
+ * Screening of transfers (sanctions, risk) and the governance that decides a transfer from a wallet several parties
+ * control: ports like the rail. The simulations are told and do nothing; their outcomes come through the admin routes
+ * (`POST /api/v1/transfers/admin/{t}/screening`, `…/governance`, `…/rail`), as a real provider's callbacks would.
+ */
+export interface TransferOversight {
+  readonly name: string;
+  /** A transfer waits for screening. */
+  screeningRequested(transfer: TransferCore): Promise<void>;
+  /** A transfer was bound to a governance proposal and an MPC signing request: their approvals are awaited. */
+  governanceRequested(transfer: TransferCore, proposal_id: string, mpc_request_id: string): Promise<void>;
+}
+
+export const TRANSFER_OVERSIGHT = Symbol('TRANSFER_OVERSIGHT');
+
+@Injectable()
+export class SimulatedTransferOversight implements TransferOversight {
+  readonly name = 'simulated';
+
+  async screeningRequested(_transfer: TransferCore): Promise<void> {}
+
+  async governanceRequested(_transfer: TransferCore, _proposal_id: string, _mpc_request_id: string): Promise<void> {}
 }

@@ -235,6 +235,13 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   AI_WALLET_EXPIRY_SWEEP_MS = 30_000;
 
+  /**
+   * Travel-rule thresholds per asset (`ASSET=amount`, comma-separated): a transfer of at least this amount needs an
+   * encrypted travel-rule envelope; an asset not listed always needs one (docs/transfers.md).
+   */
+  @Matches(/^([A-Z]{2,10}=\d{1,15}(\.\d{1,18})?)(,[A-Z]{2,10}=\d{1,15}(\.\d{1,18})?)*$/, { message: 'TRANSFER_TRAVEL_RULE_THRESHOLDS must be ASSET=amount pairs, comma-separated' })
+  TRANSFER_TRAVEL_RULE_THRESHOLDS = 'USDC=1000,USDT=1000,ETH=0.3,BTC=0.01,SOL=5,MATIC=1500';
+
   /** How often the node holding the commerce sweep's lease expires invoices and payments past their time (ms). */
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   COMMERCE_EXPIRY_SWEEP_MS = 15_000;
@@ -320,6 +327,7 @@ export interface PlatformConfig {
   aiWalletIntentTtlSeconds: number;
   aiWalletExpirySweepMs: number;
   commerceExpirySweepMs: number;
+  transferTravelRuleThresholds: string;
   memorySigningKey?: string;
   auditSigningKey?: string;
   auditCheckpoints: boolean;
@@ -407,6 +415,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     aiWalletIntentTtlSeconds: env.AI_WALLET_INTENT_TTL_SECONDS,
     aiWalletExpirySweepMs: env.AI_WALLET_EXPIRY_SWEEP_MS,
     commerceExpirySweepMs: env.COMMERCE_EXPIRY_SWEEP_MS,
+    transferTravelRuleThresholds: env.TRANSFER_TRAVEL_RULE_THRESHOLDS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
     auditSigningKey: env.AUDIT_SIGNING_KEY,
     auditCheckpoints: env.AUDIT_CHECKPOINTS,

@@ -10,3 +10,4 @@ export * from './invoices';
 export * from './wallets';
 export * from './settlements';
 export * from './expiry-sweep';
+export * from './transfers';

@@ -10,7 +10,8 @@ import { ReadModelDatabase } from '../../../platform/read-model/read-model.datas
 import { MERCHANTS } from '../../../../projections/commerce-merchants/commerce-merchants.read-model';
 import { SETTLEMENT_INTENTS } from '../../../../projections/commerce-settlements/commerce-settlements.read-model';
 import { merchantDecider, MerchantNotFound, merchantStream } from '../domain/merchant';
-import { settlementDecider, SettlementIntentNotFound, settlementLedgerStream, type TreasuryTransition } from '../domain/settlement';
+import { ledgerDecider, ledgerStream } from '../domain/ledger';
+import { SettlementIntentNotFound, type TreasuryTransition } from '../domain/settlement';
 import { CommerceAccess } from '../commerce-access';
 import type { CancelSettlementIntentRequest, CreateSettlementIntentRequest } from '../dto/commerce.dto';
 import { PAYMENT_RAIL, type PaymentRail } from '../rail';
@@ -42,7 +43,7 @@ export class RequestSettlementHandler implements ICommandHandler<RequestSettleme
       asset: body.asset, amount: body.amount, destination: body.destination, requested_by_profile_uuid: principal.profile_uuid, created: this.clock().toISOString(),
     };
     const credited = await settledTotal(this.db, body.merchant_uuid, body.asset);
-    const outcome = await this.commands.execute(settlementLedgerStream(body.merchant_uuid, body.asset), settlementDecider, { kind: 'RequestSettlement', intent, credited });
+    const outcome = await this.commands.execute(ledgerStream(body.merchant_uuid, body.asset), ledgerDecider, { kind: 'RequestSettlement', intent, credited });
     const entry = outcome.state.intents[settlement_intent_uuid];
     if (entry && outcome.events.length > 0) await this.rail.settlementRequested(entry.intent);
     return { id: settlement_intent_uuid };
@@ -52,7 +53,7 @@ export class RequestSettlementHandler implements ICommandHandler<RequestSettleme
 async function intentLedger(access: CommerceAccess, principal: Principal | null, id: string): Promise<string> {
   const record = principal ? (await access.record(principal, SETTLEMENT_INTENTS, id, 'manage', () => new SettlementIntentNotFound())).record : await access.find(SETTLEMENT_INTENTS, id);
   if (!record) throw new SettlementIntentNotFound();
-  return settlementLedgerStream(record.merchant_uuid, record.asset);
+  return ledgerStream(record.merchant_uuid, record.asset);
 }
 
 export class CancelSettlement {
@@ -65,7 +66,7 @@ export class CancelSettlementHandler implements ICommandHandler<CancelSettlement
 
   async execute({ principal, settlement_intent_uuid, body }: CancelSettlement): Promise<Created> {
     const stream = await intentLedger(this.access, principal, settlement_intent_uuid);
-    await this.commands.execute(stream, settlementDecider, {
+    await this.commands.execute(stream, ledgerDecider, {
       kind: 'CancelSettlement', settlement_intent_uuid, network_id: body.network_id, expected_request_commitment: body.expected_request_commitment, by_profile_uuid: principal.profile_uuid,
     });
     return { id: settlement_intent_uuid };
@@ -83,7 +84,7 @@ export class ApplyTreasuryUpdateHandler implements ICommandHandler<ApplyTreasury
   async execute({ principal, settlement_intent_uuid, transition, transaction_reference, failure_code }: ApplyTreasuryUpdate): Promise<Created> {
     this.access.requirePlatformAdmin(principal);
     const stream = await intentLedger(this.access, null, settlement_intent_uuid);
-    await this.commands.execute(stream, settlementDecider, { kind: 'TreasuryUpdate', settlement_intent_uuid, transition, by_profile_uuid: principal.profile_uuid, transaction_reference, failure_code });
+    await this.commands.execute(stream, ledgerDecider, { kind: 'TreasuryUpdate', settlement_intent_uuid, transition, by_profile_uuid: principal.profile_uuid, transaction_reference, failure_code });
     return { id: settlement_intent_uuid };
   }
 }

@@ -33,6 +33,7 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWallet, Cr
     if (type === 'ROTATIONAL') {
       if (!body.merchant_uuid) throw new ValidationFailed('A rotational wallet belongs to a merchant.', [{ field: 'merchant_uuid', issue: 'required for ROTATIONAL' }]);
       if (body.address !== undefined) throw new ValidationFailed('A rotational wallet has a pool, not one address.', [{ field: 'address', issue: 'use addresses for ROTATIONAL' }]);
+      if (body.governance_required) throw new ValidationFailed('Only an operational wallet sends transfers.', [{ field: 'governance_required', issue: 'OPERATIONAL only' }]);
       if (!body.addresses) throw new ValidationFailed('A rotational wallet needs its address pool.', [{ field: 'addresses', issue: 'required for ROTATIONAL' }]);
       const { record } = await this.access.record(principal, MERCHANTS, body.merchant_uuid, 'manage', () => new MerchantNotFound());
       workspace_uuid = record.workspace_uuid;
@@ -49,7 +50,7 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWallet, Cr
       [address] = checkAddresses(body.network_id, [body.address], 'address');
     }
     const wallet: WalletCore = {
-      wallet_uuid: nextId(), wallet_type: type, workspace_uuid, tenant_uuid, merchant_uuid, network_id: body.network_id, label: body.label, address,
+      wallet_uuid: nextId(), wallet_type: type, workspace_uuid, tenant_uuid, merchant_uuid, network_id: body.network_id, label: body.label, address, governance_required: body.governance_required ?? false,
       created_by_profile_uuid: principal.profile_uuid, created: this.clock().toISOString(),
     };
     await this.commands.execute(walletStream(wallet.wallet_uuid), walletDecider, { kind: 'RegisterWallet', wallet, addresses }, { newStream: true });

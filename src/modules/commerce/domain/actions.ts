@@ -8,8 +8,9 @@ import { MERCHANT_RULES, MERCHANT_TRANSITIONS, type MerchantStatus } from './mer
 import { PRODUCT_RULES, PRODUCT_TRANSITIONS, type ProductStatus } from './product';
 import { SETTLEMENT_RULES, type SettlementState } from './settlement';
 import type { WalletStatus, WalletType } from './wallet';
+import type { TransferStateName } from './transfer';
 
-export type ActionTaker = 'reviewer' | 'workspace-admin' | 'workspace-member' | 'platform-admin';
+export type ActionTaker = 'reviewer' | 'compliance' | 'workspace-admin' | 'workspace-member' | 'platform-admin';
 
 export interface CommerceAction {
   action: string;
@@ -98,5 +99,24 @@ export function settlementActions(s: { settlement_intent_uuid: string; network_i
       actions.push({ action: t, method: 'POST', href: `${BASE}/admin/settlement-intents/${s.settlement_intent_uuid}/treasury`, expected: { transition: t }, step_up_purpose: null, allowed_for: ['platform-admin'] });
     }
   }
+  return actions;
+}
+
+const BEFORE_SUBMISSION = ['REQUESTED', 'SCREENING', 'HELD', 'AWAITING_ENVELOPE', 'AWAITING_GOVERNANCE', 'READY'];
+
+/** A transfer's moves now: the seeds' shapes take the version in If-Match (`expected: {"If-Match": version}`). */
+export function transferActions(t: { transfer_uuid: string; state: TransferStateName; version: number; governance: unknown }): CommerceAction[] {
+  const base = `/api/v1/transfers/${t.transfer_uuid}`;
+  const pinned = { 'If-Match': t.version };
+  const actions: CommerceAction[] = [];
+  if (t.state === 'AWAITING_ENVELOPE') actions.push({ action: 'authorize-envelope', method: 'POST', href: `${base}/envelope`, expected: pinned, step_up_purpose: null, allowed_for: ['workspace-admin'] });
+  if (t.state === 'AWAITING_GOVERNANCE' && !t.governance) actions.push({ action: 'bind-governance', method: 'POST', href: `${base}/governance`, expected: pinned, step_up_purpose: null, allowed_for: ['workspace-admin'] });
+  if (BEFORE_SUBMISSION.includes(t.state)) {
+    actions.push({ action: 'compliance-cancel', method: 'POST', href: `${base}/compliance-cancel`, expected: pinned, step_up_purpose: 'TRANSFER_COMPLIANCE_CANCELLATION', allowed_for: ['compliance'] });
+  }
+  const admin = (action: string, route: string): CommerceAction => ({ action, method: 'POST', href: `/api/v1/transfers/admin/${t.transfer_uuid}/${route}`, expected: { expected_version: t.version }, step_up_purpose: null, allowed_for: ['platform-admin'] });
+  if (t.state === 'SCREENING' || t.state === 'HELD') actions.push(admin('report-screening', 'screening'));
+  if (t.state === 'AWAITING_GOVERNANCE' && t.governance) actions.push(admin('report-governance', 'governance'));
+  if (t.state === 'READY' || t.state === 'SUBMITTED') actions.push(admin('report-rail', 'rail'));
   return actions;
 }

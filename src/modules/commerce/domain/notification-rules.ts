@@ -1,7 +1,8 @@
 /**
  * Commerce's notification rules (registered with the notification inbox, src/modules/notifications/domain/rule-port.ts):
  * what a merchant's people want to hear — the merchant activated, rejected, suspended or reinstated; an invoice paid
- * (with its exceptions); a payment failed; a payout confirmed or failed. Recipients: the owners of the merchant's
+ * (with its exceptions); a payment failed; a payout confirmed or failed; a transfer confirmed, failed or cancelled by
+ * compliance (its reason code, never the evidence). Recipients: the owners of the merchant's
  * workspace at the time (the shared WORKSPACE_FACT identity keeps). The rules remember each merchant's name and each
  * open invoice's and settlement's few facts, to say which one it was.
  */
@@ -12,6 +13,7 @@ import {
 import type { InvoiceEvent, InvoiceStatusChange, PaymentChange } from './invoice-records';
 import type { MerchantEvent } from './merchant';
 import type { SettlementChange, SettlementEvent } from './settlement';
+import type { TransferEvent } from './transfer';
 
 interface MerchantFact extends InWorkspace {
   name: string;
@@ -20,6 +22,11 @@ interface InvoiceFact extends InWorkspace {
   merchant: string;
   reference: string;
   total: string;
+  asset: string;
+}
+interface TransferFact extends InWorkspace {
+  merchant: string;
+  amount: string;
   asset: string;
 }
 interface SettlementFact extends InWorkspace {
@@ -33,11 +40,12 @@ const HREF = {
   invoice: (id: string) => `/api/v1/commerce/invoices/${id}`,
   payment: (id: string) => `/api/v1/commerce/payments/${id}`,
   settlement: (id: string) => `/api/v1/commerce/settlement-intents/${id}`,
+  transfer: (id: string) => `/api/v1/transfers/${id}`,
 };
 const STREAM = { merchant: 'commerce-merchant-', invoice: 'commerce-invoice-', settlement: 'commerce-settlement-' };
 const TYPES = [
   'COMMERCE_MERCHANT_ACTIVATED', 'COMMERCE_MERCHANT_REJECTED', 'COMMERCE_MERCHANT_SUSPENDED', 'COMMERCE_INVOICE_PAID', 'COMMERCE_PAYMENT_FAILED',
-  'COMMERCE_SETTLEMENT_CONFIRMED', 'COMMERCE_SETTLEMENT_FAILED',
+  'COMMERCE_SETTLEMENT_CONFIRMED', 'COMMERCE_SETTLEMENT_FAILED', 'COMMERCE_TRANSFER_CANCELLED_BY_COMPLIANCE', 'COMMERCE_TRANSFER_CONFIRMED', 'COMMERCE_TRANSFER_FAILED',
 ] as const;
 const notify = notifier('commerce', TYPES);
 
@@ -63,6 +71,13 @@ function factsNeeded(e: SourceEvent, known: Facts): FactKey[] {
     case 'CommerceSettlementConfirmed':
     case 'CommerceSettlementFailed':
       return withWorkspace('commerce-settlement', d.settlement_intent_uuid);
+    case 'CommerceTransferRequested':
+      return [{ scope: 'merchant', key: String((d.transfer as { merchant_uuid?: unknown } | undefined)?.merchant_uuid) }];
+    case 'CommerceTransferCancelled':
+    case 'CommerceTransferConfirmed':
+    case 'CommerceTransferFailed':
+    case 'CommerceTransferGovernanceDecided':
+      return withWorkspace('commerce-transfer', d.transfer_uuid);
     default:
       return [];
   }
@@ -71,8 +86,33 @@ function factsNeeded(e: SourceEvent, known: Facts): FactKey[] {
 function plan(e: SourceEvent, facts: Facts): InboxChange[] {
   if (streamId(e, STREAM.merchant)) return merchant(e, facts);
   if (streamId(e, STREAM.invoice)) return invoice(e, facts);
-  if (streamId(e, STREAM.settlement)) return settlement(e, facts);
+  if (streamId(e, STREAM.settlement)) return e.type.startsWith('CommerceTransfer') ? transfer(e, facts) : settlement(e, facts);
   return [];
+}
+
+/** A transfer's end, told to its merchant's people: a compliance cancel says its reason code, never the evidence. */
+function transfer(e: SourceEvent, facts: Facts): InboxChange[] {
+  const ev = { type: e.type, data: e.data } as unknown as TransferEvent;
+  if (ev.type === 'CommerceTransferRequested') {
+    const t = ev.data.transfer;
+    if (!id32(t?.transfer_uuid)) return [];
+    const m = getFact(facts, 'merchant', t.merchant_uuid) as MerchantFact | undefined;
+    return [fact('commerce-transfer', t.transfer_uuid, { workspace: t.workspace_uuid, merchant: m?.name ?? 'your merchant', amount: t.amount, asset: untrusted(t.asset, 16) } satisfies TransferFact)];
+  }
+  const d = ev.data as { transfer_uuid: string; to: string };
+  const known = getFact(facts, 'commerce-transfer', d.transfer_uuid) as TransferFact | undefined;
+  if (!known || !id32(d.transfer_uuid) || !['CANCELLED', 'CONFIRMED', 'FAILED'].includes(d.to)) return [];
+  const what = `The transfer of ${plainDecimal(known.amount)} ${known.asset} from "${known.merchant}"`;
+  const content =
+    ev.type === 'CommerceTransferCancelled'
+      ? { type: 'COMMERCE_TRANSFER_CANCELLED_BY_COMPLIANCE' as const, title: 'Transfer cancelled by compliance', message: `${what} was cancelled by compliance (${words(ev.data.reason_code ?? 'OTHER')}); the amount is available again.` }
+      : d.to === 'CONFIRMED'
+        ? { type: 'COMMERCE_TRANSFER_CONFIRMED' as const, title: 'Transfer confirmed', message: `${what} was confirmed.` }
+        : { type: 'COMMERCE_TRANSFER_FAILED' as const, title: 'Transfer failed', message: `${what} failed; the amount is available again.` };
+  return [
+    fact('commerce-transfer', d.transfer_uuid, null),
+    ...recipients(...workspaceRecipients(facts, known)).map((p) => notify(e, p, { ...content, href: HREF.transfer(d.transfer_uuid), reference: d.transfer_uuid })),
+  ];
 }
 
 function merchant(e: SourceEvent, facts: Facts): InboxChange[] {
@@ -166,9 +206,10 @@ export const commerceNotificationRules: NotificationRules = {
   types: TYPES,
   handles: [
     'CommerceMerchantCreated', 'CommerceMerchantReviewed', 'CommerceInvoiceOpened', 'CommerceInvoiceCancelled', 'CommerceInvoiceStatusChanged', 'CommercePaymentFailed',
-    'CommerceSettlementRequested', 'CommerceSettlementConfirmed', 'CommerceSettlementFailed', 'CommerceSettlementCancelled',
+    'CommerceSettlementRequested', 'CommerceSettlementConfirmed', 'CommerceSettlementFailed', 'CommerceSettlementCancelled', 'CommerceTransferRequested', 'CommerceTransferCancelled',
+    'CommerceTransferConfirmed', 'CommerceTransferFailed', 'CommerceTransferGovernanceDecided',
   ],
-  factScopes: ['merchant', 'commerce-invoice', 'commerce-settlement'],
+  factScopes: ['merchant', 'commerce-invoice', 'commerce-settlement', 'commerce-transfer'],
   factsNeeded,
   plan,
 };

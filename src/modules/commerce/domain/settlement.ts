@@ -1,8 +1,8 @@
 /**
  * Settlement intents: a merchant's request to move settled funds to a destination it names. Every intent of one
- * merchant and asset lives on one ledger stream (`commerce-settlement-<merchant_uuid>-<asset>`), which holds what is
- * reserved and paid out; a request is decided against the ledger's revision and appended with it, so two intents can
- * never spend the same balance. What has been settled to the merchant (its SETTLED payments) comes from the payments
+ * merchant and asset lives on one ledger stream (ledger.ts, with the transfers drawing on the same balance), which
+ * holds what is reserved and paid out; a request is decided against the ledger's revision and appended with it, so
+ * two requests can never spend the same balance. What has been settled to the merchant (its SETTLED payments) comes from the payments
  * read model and only grows: a lagging read can only understate the balance, never overspend it.
  *
  * | From | Transition | To | Who |
@@ -17,7 +17,7 @@
  * `request_commitment`: SHA-256 over the JCS form of {merchant_uuid, network_id, asset, amount, destination, revision};
  * the revision grows with every change, so the commitment a cancel must present is always the latest one.
  */
-import type { Decider, DecideContext } from '../../../platform/command/decider';
+import type { DecideContext } from '../../../platform/command/decider';
 import { canonicalJson, sha256Hex } from '../../../platform/commitments/commitment';
 import { PlatformError, RuleViolation, StateConflict } from '../../../platform/errors';
 import { COMMERCE_NETWORKS, isAddressOf, money, parseMoney } from './money';
@@ -40,7 +40,6 @@ export const SETTLEMENT_RULES: Record<SettlementTransition, { from: readonly Set
 /** States whose amount is held from the balance. */
 const RESERVING: ReadonlySet<SettlementState> = new Set(['REQUESTED', 'APPROVED', 'SUBMITTED']);
 
-export const settlementLedgerStream = (merchant_uuid: string, asset: string): string => `commerce-settlement-${merchant_uuid}-${asset.toLowerCase()}`;
 
 export interface SettlementIntentCore {
   settlement_intent_uuid: string;
@@ -83,11 +82,12 @@ export interface IntentState {
   reason_code: string | null;
 }
 
-export interface LedgerState {
+/** What settlement intents read and change of their ledger (ledger.ts holds the whole, transfers included). */
+export interface SettlementLedger {
   intents: Record<string, IntentState>;
-  /** Atoms held by intents not yet finished. */
+  /** Atoms held by intents and transfers not yet finished. */
   reserved: bigint;
-  /** Atoms paid out by confirmed intents. */
+  /** Atoms paid out by confirmed intents and transfers. */
   disbursed: bigint;
 }
 
@@ -107,13 +107,9 @@ export function requestCommitment(intent: Pick<SettlementIntentCore, 'merchant_u
 }
 
 /** What the merchant may still request: credited − reserved − disbursed. */
-export const availableOf = (state: LedgerState, credited: bigint): bigint => credited - state.reserved - state.disbursed;
+export const availableOf = (state: { reserved: bigint; disbursed: bigint }, credited: bigint): bigint => credited - state.reserved - state.disbursed;
 
-function initialState(): LedgerState {
-  return { intents: {}, reserved: 0n, disbursed: 0n };
-}
-
-function evolve(state: LedgerState, event: SettlementEvent): LedgerState {
+export function evolveSettlement<S extends SettlementLedger>(state: S, event: SettlementEvent): S {
   if (event.type === 'CommerceSettlementRequested') {
     const { intent, revision, request_commitment } = event.data;
     const entry: IntentState = { intent, state: 'REQUESTED', revision, request_commitment, updated: intent.created, transaction_reference: null, failure_code: null, reason_code: null };
@@ -135,13 +131,14 @@ function evolve(state: LedgerState, event: SettlementEvent): LedgerState {
     reason_code: d.reason_code,
   };
   return {
+    ...state,
     intents: { ...state.intents, [d.settlement_intent_uuid]: after },
     reserved: state.reserved - held(d.from) + held(d.to),
     disbursed: state.disbursed + (d.to === 'CONFIRMED' ? amount : 0n),
   };
 }
 
-function decide(command: SettlementCommand, state: LedgerState, ctx: DecideContext): SettlementEvent[] {
+export function decideSettlement(command: SettlementCommand, state: SettlementLedger, ctx: DecideContext): SettlementEvent[] {
   const at = ctx.now.toISOString();
   if (command.kind === 'RequestSettlement') {
     const intent = command.intent;
@@ -197,5 +194,3 @@ function decide(command: SettlementCommand, state: LedgerState, ctx: DecideConte
 }
 
 const PAST: Record<SettlementTransition, string> = { approve: 'approved', submit: 'submitted', confirm: 'confirmed', fail: 'failed', cancel: 'cancelled' };
-
-export const settlementDecider: Decider<SettlementCommand, LedgerState, SettlementEvent> = { initialState, evolve, decide };

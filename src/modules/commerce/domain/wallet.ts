@@ -38,6 +38,8 @@ export interface WalletCore {
   label: string;
   /** OPERATIONAL: its address; ROTATIONAL: null (the pool is in the events). */
   address: string | null;
+  /** Transfers from it wait for a governance decision and an MPC signing request (OPERATIONAL wallets only). */
+  governance_required: boolean;
   created_by_profile_uuid: string;
   created: string;
 }

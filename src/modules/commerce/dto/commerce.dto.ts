@@ -5,7 +5,7 @@
  */
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
 import { hex32Param } from '../../../platform/http/api-properties';
 import { IsDecimalString, NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 import { INVOICE_CANCEL_REASONS, INVOICE_STATUSES, MAX_LINE_ITEMS, PAYMENT_STATES, RAIL_TRANSITIONS } from '../domain/invoice-records';
@@ -265,6 +265,10 @@ export class RegisterWalletRequest {
 
   @ApiPropertyOptional({ description: 'OPERATIONAL (required): the watched address.' }) @Optional() @IsString() @MaxLength(128)
   address?: string;
+
+  @ApiPropertyOptional({ description: 'OPERATIONAL: transfers from this wallet need a governance decision and an MPC signing request (default false).' })
+  @Optional() @IsBoolean()
+  governance_required?: boolean;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_ADDRESSES_PER_REQUEST, description: 'ROTATIONAL (required): the address pool, each handed to one invoice.' })
   @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ADDRESSES_PER_REQUEST) @IsString({ each: true }) @MaxLength(128, { each: true })

@@ -146,6 +146,7 @@ export class CommerceWalletResponse {
   @ApiProperty({ example: 'ethereum-mainnet' }) network_id!: string;
   @ApiProperty() label!: string;
   @ApiProperty({ type: String, nullable: true, description: 'OPERATIONAL: the watched address.' }) address!: string | null;
+  @ApiProperty({ description: 'Transfers from it need a governance decision and an MPC signing request.' }) governance_required!: boolean;
   @ApiProperty({ enum: WALLET_STATUSES }) status!: string;
   @ApiProperty(VERSION) version!: number;
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) addresses_available!: number;

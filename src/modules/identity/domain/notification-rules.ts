@@ -29,6 +29,7 @@ const PURPOSE_WORDS: Record<StepUpPurpose, string> = {
   AUTHENTICATOR_DISABLE: 'disabling the authenticator',
   ACCOUNT_CLOSURE: 'account closure',
   ACCOUNT_ERASURE: 'account erasure',
+  TRANSFER_COMPLIANCE_CANCELLATION: 'a compliance cancellation of a transfer',
 };
 
 // Where the account goes to act (relative URLs on this API, PLATFORM.md section 6).
