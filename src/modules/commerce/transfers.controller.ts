@@ -58,6 +58,7 @@ export class TransfersController {
 
   @Get('compliance-queue')
   @ApiOperation({ summary: 'A tenant\'s transfers in one state, HELD by default (its compliance officers).' })
+  @ApiErrors(404)
   @ApiOkResponse({ type: TransferPageResponse })
   complianceQueue(@Query() query: ComplianceQueueQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListComplianceQueue(principal, query));

@@ -13,7 +13,6 @@
  *   the ciphertext bytes: the recipient checks both after decrypting (the platform cannot).
  */
 import { canonicalJson, sha256Hex } from '../../../platform/commitments/commitment';
-import type { TransferCore } from './transfer';
 
 /** HPKE (RFC 9180) suites the receiving side is expected to open; the first is the default. */
 export const ENVELOPE_ALGORITHMS = [
@@ -48,7 +47,15 @@ export const manifestCommitment = (m: TransferEnvelope): string =>
   );
 
 /** The associated data an envelope for this transfer is sealed with (bytes: UTF-8 of this text). */
-export const associatedDataOf = (t: Pick<TransferCore, 'transfer_uuid' | 'amount' | 'asset' | 'destination'>): string =>
+/** The transfer values an envelope commits to. */
+export interface EnvelopeSubject {
+  transfer_uuid: string;
+  amount: string;
+  asset: string;
+  destination: string;
+}
+
+export const associatedDataOf = (t: EnvelopeSubject): string =>
   canonicalJson({ transfer_uuid: t.transfer_uuid, amount: t.amount, asset: t.asset, destination: t.destination });
 
-export const associatedDataCommitment = (t: Pick<TransferCore, 'transfer_uuid' | 'amount' | 'asset' | 'destination'>): string => sha256Hex(associatedDataOf(t));
+export const associatedDataCommitment = (t: EnvelopeSubject): string => sha256Hex(associatedDataOf(t));

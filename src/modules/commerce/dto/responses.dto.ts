@@ -23,7 +23,7 @@ export class CommerceActionResponse {
   @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, description: 'The values the request must carry, as read now.', example: { expected_version: 0 } })
   expected!: Record<string, string | number>;
   @ApiProperty({ type: String, nullable: true, example: 'MERCHANT_PROFILE_ACTIVATION' }) step_up_purpose!: string | null;
-  @ApiProperty({ enum: ['reviewer', 'workspace-admin', 'workspace-member', 'platform-admin'], isArray: true }) allowed_for!: string[];
+  @ApiProperty({ enum: ['reviewer', 'compliance', 'workspace-admin', 'workspace-member', 'platform-admin'], isArray: true }) allowed_for!: string[];
 }
 
 @ApiSchema({ name: 'CommerceMerchantReview' })
