@@ -308,7 +308,9 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
       try {
         expect(await sweep.tick()).toBe(1);
         expect(await sweep.tick()).toBe(0);
-        expect((await call('GET', `/api/v1/commerce/invoices/${expiring.invoice_uuid}`, owner)).json).toMatchObject({ status: 'EXPIRED', actions: [] });
+        // The sweep appends outside any request: read once the read model has folded it.
+        const expired = await until(async () => (await call('GET', `/api/v1/commerce/invoices/${expiring.invoice_uuid}`, owner)).json, (j) => j.status === 'EXPIRED');
+        expect(expired.actions).toEqual([]);
         expect((await call('POST', '/api/v1/commerce/payments', owner, { invoice_uuid: expiring.invoice_uuid })).json.error.code).toBe('STATE_CONFLICT');
         for (const step of ['authorize', 'submit', 'settle']) expect((await rail(waiting.payment_uuid, step)).status).toBe(200);
         expect((await call('GET', `/api/v1/commerce/invoices/${expiring.invoice_uuid}`, owner)).json).toMatchObject({ status: 'PAID', exceptions: ['PAID_LATE'] });
@@ -317,7 +319,7 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
         const idle = (await call('POST', '/api/v1/commerce/payments', owner, { invoice_uuid: fresh.invoice_uuid })).json;
         now = new Date(now.getTime() + 31 * 60_000);
         expect(await sweep.tick()).toBe(1);
-        expect((await call('GET', `/api/v1/commerce/payments/${idle.payment_uuid}`, owner)).json.state).toBe('EXPIRED');
+        expect((await until(async () => (await call('GET', `/api/v1/commerce/payments/${idle.payment_uuid}`, owner)).json, (j) => j.state === 'EXPIRED')).state).toBe('EXPIRED');
       } finally {
         now = saved;
       }

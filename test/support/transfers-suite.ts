@@ -62,7 +62,7 @@ export function transfersSuite(name: string, env: () => Record<string, string>, 
     async function recipient(): Promise<{ key: webcrypto.CryptoKeyPair; recipient_key_id: string }> {
       const key = await suite().kem.generateKeyPair();
       const raw = Buffer.from(await suite().kem.serializePublicKey(key.publicKey)).toString('base64url');
-      const r = await call('POST', '/api/v1/transfers/recipient-keys', admin, { institution_name: 'Beneficiary Bank AG', institution_lei: '529900T8BM49AURSDO55', public_key: raw });
+      const r = await call('POST', '/api/v1/travel-rule/recipient-keys', admin, { institution_name: 'Beneficiary Bank AG', institution_lei: '529900T8BM49AURSDO55', public_key: raw });
       expect([r.status, r.json.status, r.json.public_key]).toEqual([201, 'ACTIVE', raw]);
       return { key, recipient_key_id: r.json.recipient_key_id };
     }
@@ -155,9 +155,9 @@ export function transfersSuite(name: string, env: () => Record<string, string>, 
       const forA = await seal(a, recipient_key_id, key.publicKey);
       const replay = await call('POST', `/api/v1/transfers/${b.transfer_uuid}/envelope`, owner, forA.body, { 'if-match': String(b.version) });
       expect(replay.json.error).toMatchObject({ code: 'RULE_VIOLATION', details: [{ field: 'associated_data_commitment' }] });
-      const retired = await call('POST', `/api/v1/transfers/recipient-keys/${recipient_key_id}/rotate`, admin, { expected_version: 0, public_key: Buffer.alloc(32, 9).toString('base64url') });
+      const retired = await call('POST', `/api/v1/travel-rule/recipient-keys/${recipient_key_id}/rotate`, admin, { expected_version: 0, public_key: Buffer.alloc(32, 9).toString('base64url') });
       expect([retired.status, retired.json.replaces]).toEqual([201, recipient_key_id]);
-      expect((await call('GET', `/api/v1/transfers/recipient-keys/${recipient_key_id}`, owner)).json).toMatchObject({ status: 'RETIRED', successor_key_id: retired.json.recipient_key_id });
+      expect((await call('GET', `/api/v1/travel-rule/recipient-keys/${recipient_key_id}`, owner)).json).toMatchObject({ status: 'RETIRED', successor_key_id: retired.json.recipient_key_id });
       const stale = await call('POST', `/api/v1/transfers/${a.transfer_uuid}/envelope`, owner, forA.body, { 'if-match': String(a.version) });
       expect(stale.json.error).toMatchObject({ code: 'RULE_VIOLATION', details: [{ field: 'recipient_key_id', issue: 'key is RETIRED' }] });
       // Governance: an id binds one transfer.

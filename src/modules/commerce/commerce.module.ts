@@ -1,7 +1,7 @@
 /** Commerce: merchants, products, invoices, payments, watch-only wallets, settlement intents (docs/commerce.md) and transfers (docs/transfers.md). */
 import { Module } from '@nestjs/common';
 import { CommerceController } from './commerce.controller';
-import { TransfersController } from './transfers.controller';
+import { RecipientKeysController, TransfersController } from './transfers.controller';
 import { CommerceAccess } from './commerce-access';
 import {
   ApplyPaymentRailUpdateHandler, ApplyTreasuryUpdateHandler, CancelInvoiceHandler, CancelPaymentHandler, CancelSettlementHandler, ChangeProductHandler, ChangeWalletHandler,
@@ -18,7 +18,7 @@ import { GetRecipientKeyHandler, GetTransferHandler, ListComplianceQueueHandler,
 import './domain/privacy';
 
 @Module({
-  controllers: [CommerceController, TransfersController],
+  controllers: [CommerceController, TransfersController, RecipientKeysController],
   providers: [
     CommerceAccess,
     SimulatedPaymentRail,

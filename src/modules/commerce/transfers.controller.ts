@@ -64,45 +64,6 @@ export class TransfersController {
     return this.queryBus.execute(new ListComplianceQueue(principal, query));
   }
 
-  @Get('recipient-keys')
-  @ApiOperation({ summary: 'The directory of receiving institutions\' public keys (filter: status).' })
-  @ApiOkResponse({ type: RecipientKeyPageResponse })
-  listRecipientKeys(@Query() query: RecipientKeyListQuery): Promise<object> {
-    return this.queryBus.execute(new ListRecipientKeys(query));
-  }
-
-  @Post('recipient-keys')
-  @ApiOperation({ summary: 'Register a receiving institution\'s X25519 public key (platform admins).' })
-  @ApiCreatedResponse({ type: RecipientKeyResponse })
-  @ApiPendingReadBack(CommerceCommandReceipt)
-  registerRecipientKey(@Body() body: RegisterRecipientKeyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.act(new RegisterRecipientKey(principal, body), (id) => new GetRecipientKey(id));
-  }
-
-  @Get('recipient-keys/:recipient_key_id')
-  @ApiOperation({ summary: 'A recipient key.' })
-  @ApiOkResponse({ type: RecipientKeyResponse })
-  getRecipientKey(@Param() p: RecipientKeyParam): Promise<object> {
-    return this.queryBus.execute(new GetRecipientKey(p.recipient_key_id));
-  }
-
-  @Post('recipient-keys/:recipient_key_id/rotate')
-  @ApiOperation({ summary: 'Rotate a key: its successor is registered and it is RETIRED, pointing at it (platform admins).' })
-  @ApiCreatedResponse({ type: RecipientKeyResponse })
-  @ApiPendingReadBack(CommerceCommandReceipt)
-  rotateRecipientKey(@Param() p: RecipientKeyParam, @Body() body: RotateRecipientKeyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.act(new RegisterRecipientKey(principal, { institution_name: '-', public_key: body.public_key }, { recipient_key_id: p.recipient_key_id, expected_version: body.expected_version }), (id) => new GetRecipientKey(id));
-  }
-
-  @Post('recipient-keys/:recipient_key_id/retire')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Retire a key: envelopes can no longer name it (platform admins).' })
-  @ApiOkResponse({ type: RecipientKeyResponse })
-  @ApiPendingReadBack(CommerceCommandReceipt)
-  retireRecipientKey(@Param() p: RecipientKeyParam, @Body() body: ExpectedVersionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.act(new RetireRecipientKey(principal, p.recipient_key_id, body.expected_version), (id) => new GetRecipientKey(id));
-  }
-
   @Get(':transfer_uuid')
   @ApiOperation({ summary: 'A transfer: its workspace\'s members, its tenant\'s compliance officers and platform admins read it.' })
   @ApiOkResponse({ type: TransferResponse })
@@ -178,5 +139,64 @@ export class TransfersController {
       failure_code: body.failure_code ?? null,
     };
     return this.act(new ReportTransfer(principal, p.transfer_uuid, report), (id) => new GetTransfer(principal, id));
+  }
+}
+
+/**
+ * The directory of receiving institutions' public keys for travel-rule envelopes (`/api/v1/travel-rule/recipient-keys`:
+ * its own resource, so no path of it can be read as a transfer's).
+ */
+@ApiTags('transfers')
+@Controller('api/v1/travel-rule/recipient-keys')
+export class RecipientKeysController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    private readonly runner: ProjectionRunner,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  private async act(command: object, read: (id: string) => object): Promise<object> {
+    const created: Created = await this.commandBus.execute(command);
+    return this.runner.readBack(() => this.queryBus.execute(read(created.id)), () => ({ id: created.id }), this.config.readYourWritesTimeoutMs);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'The directory of receiving institutions\' public keys (filter: status).' })
+  @ApiOkResponse({ type: RecipientKeyPageResponse })
+  listRecipientKeys(@Query() query: RecipientKeyListQuery): Promise<object> {
+    return this.queryBus.execute(new ListRecipientKeys(query));
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Register a receiving institution\'s X25519 public key (platform admins).' })
+  @ApiCreatedResponse({ type: RecipientKeyResponse })
+  @ApiPendingReadBack(CommerceCommandReceipt)
+  registerRecipientKey(@Body() body: RegisterRecipientKeyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.act(new RegisterRecipientKey(principal, body), (id) => new GetRecipientKey(id));
+  }
+
+  @Get(':recipient_key_id')
+  @ApiOperation({ summary: 'A recipient key.' })
+  @ApiOkResponse({ type: RecipientKeyResponse })
+  getRecipientKey(@Param() p: RecipientKeyParam): Promise<object> {
+    return this.queryBus.execute(new GetRecipientKey(p.recipient_key_id));
+  }
+
+  @Post(':recipient_key_id/rotate')
+  @ApiOperation({ summary: 'Rotate a key: its successor is registered and it is RETIRED, pointing at it (platform admins).' })
+  @ApiCreatedResponse({ type: RecipientKeyResponse })
+  @ApiPendingReadBack(CommerceCommandReceipt)
+  rotateRecipientKey(@Param() p: RecipientKeyParam, @Body() body: RotateRecipientKeyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.act(new RegisterRecipientKey(principal, { institution_name: '-', public_key: body.public_key }, { recipient_key_id: p.recipient_key_id, expected_version: body.expected_version }), (id) => new GetRecipientKey(id));
+  }
+
+  @Post(':recipient_key_id/retire')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Retire a key: envelopes can no longer name it (platform admins).' })
+  @ApiOkResponse({ type: RecipientKeyResponse })
+  @ApiPendingReadBack(CommerceCommandReceipt)
+  retireRecipientKey(@Param() p: RecipientKeyParam, @Body() body: ExpectedVersionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.act(new RetireRecipientKey(principal, p.recipient_key_id, body.expected_version), (id) => new GetRecipientKey(id));
   }
 }
