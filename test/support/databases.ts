@@ -41,3 +41,17 @@ export function makeTestDatabase(kind: DatabaseKind): TestDatabase {
     },
   };
 }
+
+/** A PostgreSQL schema of a suite's own: the env that points an app at it, and its removal when the suite ends. */
+export function suiteSchema(): { env: () => Record<string, string>; drop: () => Promise<void> } {
+  const schema = `t_${hex32().slice(0, 16)}`;
+  return {
+    env: () => ({ DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema }),
+    async drop() {
+      const ds = new DataSource({ type: 'postgres', url: TEST_DATABASE_URL });
+      await ds.initialize();
+      await ds.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await ds.destroy();
+    },
+  };
+}

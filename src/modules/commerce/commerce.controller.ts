@@ -3,17 +3,16 @@
  * transitions the lifecycles need). A command's answer is its record read back once the read model holds the
  * command's writes (read-your-writes); if it has not caught up in time, 202 with the record's id.
  */
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
-import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { HEX32_ID } from '../../platform/http/api-properties';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
-import { ProjectionRunner } from '../../platform/projections/projection-runner';
+import { CommandAnswers } from './command-answers';
 import {
   ApplyPaymentRailUpdate, ApplyTreasuryUpdate, CancelInvoice, CancelPayment, CancelSettlement, ChangeProduct, ChangeWallet, CreateInvoice, CreateMerchant, CreatePayment, CreateProduct,
-  RegisterWallet, RequestSettlement, ReviewMerchant, type Created,
+  RegisterWallet, RequestSettlement, ReviewMerchant,
 } from './commands';
 import type { RailTransition } from './domain/invoice-records';
 import type { MerchantTransition } from './domain/merchant';
@@ -41,16 +40,12 @@ export class CommerceCommandReceipt {
 @Controller('api/v1/commerce')
 export class CommerceController {
   constructor(
-    private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
-    private readonly runner: ProjectionRunner,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly answers: CommandAnswers,
   ) {}
 
-  /** Runs the command, then reads its record back once the read models hold its writes (202 with the id otherwise). */
-  private async act(command: object, read: (id: string) => object): Promise<object> {
-    const created: Created = await this.commandBus.execute(command);
-    return this.runner.readBack(() => this.queryBus.execute(read(created.id)), () => ({ id: created.id }), this.config.readYourWritesTimeoutMs);
+  private act(command: object, read: (id: string) => object): Promise<object> {
+    return this.answers.act(command, read);
   }
 
   // Merchants -----------------------------------------------------------------------------------------------------

@@ -4,16 +4,15 @@
  * rail report, the compliance queue, and the recipient key directory. The seeds' shapes allow no extra field, so the
  * version they act on is `If-Match` and the compliance step-up token is `X-Step-Up-Token`.
  */
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
-import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
-import { ProjectionRunner } from '../../platform/projections/projection-runner';
+import { CommandAnswers } from './command-answers';
 import { CommerceCommandReceipt } from './commerce.controller';
 import {
-  AuthorizeTransferEnvelope, BindTransferGovernance, CancelTransferForCompliance, RegisterRecipientKey, ReportTransfer, RequestTransfer, RetireRecipientKey, type Created,
+  AuthorizeTransferEnvelope, BindTransferGovernance, CancelTransferForCompliance, RegisterRecipientKey, ReportTransfer, RequestTransfer, RetireRecipientKey,
 } from './commands';
 import { ExpectedVersionRequest } from './dto/commerce.dto';
 import { RecipientKeyPageResponse, RecipientKeyResponse, TransferPageResponse, TransferResponse } from './dto/transfer-responses.dto';
@@ -29,15 +28,12 @@ const IF_MATCH = { name: 'If-Match', required: true, description: 'The transfer\
 @Controller('api/v1/transfers')
 export class TransfersController {
   constructor(
-    private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
-    private readonly runner: ProjectionRunner,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly answers: CommandAnswers,
   ) {}
 
-  private async act(command: object, read: (id: string) => object): Promise<object> {
-    const created: Created = await this.commandBus.execute(command);
-    return this.runner.readBack(() => this.queryBus.execute(read(created.id)), () => ({ id: created.id }), this.config.readYourWritesTimeoutMs);
+  private act(command: object, read: (id: string) => object): Promise<object> {
+    return this.answers.act(command, read);
   }
 
   @Post()
@@ -150,15 +146,12 @@ export class TransfersController {
 @Controller('api/v1/travel-rule/recipient-keys')
 export class RecipientKeysController {
   constructor(
-    private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
-    private readonly runner: ProjectionRunner,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly answers: CommandAnswers,
   ) {}
 
-  private async act(command: object, read: (id: string) => object): Promise<object> {
-    const created: Created = await this.commandBus.execute(command);
-    return this.runner.readBack(() => this.queryBus.execute(read(created.id)), () => ({ id: created.id }), this.config.readYourWritesTimeoutMs);
+  private act(command: object, read: (id: string) => object): Promise<object> {
+    return this.answers.act(command, read);
   }
 
   @Get()
