@@ -181,7 +181,7 @@ export class RecipientKeysController {
   @ApiCreatedResponse({ type: RecipientKeyResponse })
   @ApiPendingReadBack(CommerceCommandReceipt)
   rotateRecipientKey(@Param() p: RecipientKeyParam, @Body() body: RotateRecipientKeyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.act(new RegisterRecipientKey(principal, { institution_name: '-', public_key: body.public_key }, { recipient_key_id: p.recipient_key_id, expected_version: body.expected_version }), (id) => new GetRecipientKey(id));
+    return this.act(new RegisterRecipientKey(principal, { public_key: body.public_key }, { recipient_key_id: p.recipient_key_id, expected_version: body.expected_version }), (id) => new GetRecipientKey(id));
   }
 
   @Post(':recipient_key_id/retire')

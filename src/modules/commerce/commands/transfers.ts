@@ -201,8 +201,13 @@ export class ReportTransferHandler implements ICommandHandler<ReportTransfer, Cr
 // ---------------------------------------------------------------------------------------------------------------
 // The recipient key directory (platform admins)
 
+/** A new key; `replaces`: a rotation, whose successor takes the replaced key's institution (the body's is not asked). */
 export class RegisterRecipientKey {
-  constructor(readonly principal: Principal, readonly body: RegisterRecipientKeyRequest, readonly replaces: { recipient_key_id: string; expected_version: number } | null = null) {}
+  constructor(
+    readonly principal: Principal,
+    readonly body: Pick<RegisterRecipientKeyRequest, 'public_key' | 'kem'> & Partial<Pick<RegisterRecipientKeyRequest, 'institution_name' | 'institution_lei'>>,
+    readonly replaces: { recipient_key_id: string; expected_version: number } | null = null,
+  ) {}
 }
 
 @CommandHandler(RegisterRecipientKey)
@@ -212,7 +217,7 @@ export class RegisterRecipientKeyHandler implements ICommandHandler<RegisterReci
   async execute({ principal, body, replaces }: RegisterRecipientKey): Promise<Created> {
     this.access.requirePlatformAdmin(principal);
     if (!isX25519PublicKey(body.public_key)) throw new ValidationFailed('Not an X25519 public key.', [{ field: 'public_key', issue: 'base64url of 32 bytes, no padding' }]);
-    let institution = { name: body.institution_name, lei: body.institution_lei ?? null };
+    let institution = { name: body.institution_name ?? '', lei: body.institution_lei ?? null };
     if (replaces) {
       const { state } = await this.commands.load(recipientKeyStream(replaces.recipient_key_id), recipientKeyDecider);
       if (!state.key) throw new RecipientKeyNotFound();
