@@ -1,0 +1,110 @@
+/** The billing account decider, given/when/then: consumption order, exactly-once rating, period boundaries, grants. */
+import { billingAccountDecider, creditsRequired, periodOf, type BillingAccountState, type BillingCommand } from '../../src/modules/billing/domain/account';
+import { availableAt, consumptionOrder, draw, poolView, type CreditLot } from '../../src/modules/billing/domain/credits';
+import { RATE_CARD_V1, rateOf } from '../../src/modules/billing/domain/rate-card';
+import { parseDecimal } from '../../src/platform/decimal/fixed18';
+import { PlatformError } from '../../src/platform/errors';
+
+const T0 = new Date('2026-11-25T10:00:00.000Z');
+const TENANT = '0'.repeat(32);
+const ALLOWANCE = '100';
+const ctx = (now = T0) => ({ now, newId: () => '0'.repeat(32) });
+
+function given(steps: Array<BillingCommand | [BillingCommand, Date]>): BillingAccountState {
+  let state = billingAccountDecider.initialState();
+  for (const step of steps) {
+    const [command, now] = Array.isArray(step) ? step : [step, T0];
+    for (const e of billingAccountDecider.decide(command, state, ctx(now))) state = billingAccountDecider.evolve(state, e);
+  }
+  return state;
+}
+const open: BillingCommand = { kind: 'OpenAccount', tenant_uuid: TENANT, currency: 'USD', free_allowance: ALLOWANCE };
+let position = 0n;
+const usage = (credits: string, occurred_at = T0.toISOString(), source_position = ++position): BillingCommand => ({
+  kind: 'RateUsage', source_event_id: source_position.toString(16).padStart(32, '0'), source_position, source_type: 'OrderAccepted', occurred_at, credits, rate_card_version: 1, free_allowance: ALLOWANCE,
+});
+const grant = (lot_id: string, pool: 'topups' | 'adjustments', credits: string, expires_at: string | null = null): BillingCommand => ({
+  kind: 'GrantCredits', lot_id, pool, source: `${pool.toUpperCase()}:${lot_id}`, credits, expires_at, reason: null, by_profile_uuid: null,
+});
+const atoms = (v: string) => parseDecimal(v);
+
+describe('consumption order', () => {
+  const lot = (lot_id: string, pool: CreditLot['pool'], credits: string, granted_at: string, expires_at: string | null): CreditLot => ({ lot_id, pool, source: pool, granted: atoms(credits), remaining: atoms(credits), granted_at, expires_at });
+  const lots = [
+    lot('topup', 'topups', '50', '2026-11-01T00:00:00.000Z', null),
+    lot('adj-late', 'adjustments', '10', '2026-11-02T00:00:00.000Z', '2027-01-01T00:00:00.000Z'),
+    lot('allow', 'allowance', '5', '2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'),
+    lot('sub', 'subscriptions', '20', '2026-11-03T00:00:00.000Z', '2026-12-01T00:00:00.000Z'),
+    lot('adj-old', 'adjustments', '7', '2026-10-01T00:00:00.000Z', null),
+  ];
+  it('soonest-expiring first; same expiry: allowance, subscriptions, adjustments, top-ups; then the oldest lot', () => {
+    expect(consumptionOrder(lots, '2026-11-25T00:00:00.000Z').map((l) => l.lot_id)).toEqual(['allow', 'sub', 'adj-late', 'adj-old', 'topup']);
+    expect(draw(lots, atoms('30'), '2026-11-25T00:00:00.000Z')).toEqual({ draws: [{ lot_id: 'allow', credits: '5' }, { lot_id: 'sub', credits: '20' }, { lot_id: 'adj-late', credits: '5' }], uncovered: 0n });
+    expect(draw(lots, atoms('100'), '2026-11-25T00:00:00.000Z').uncovered).toBe(atoms('8'));
+  });
+  it('a lot expiring at an instant does not cover usage at that instant', () => {
+    expect(consumptionOrder(lots, '2026-12-01T00:00:00.000Z').map((l) => l.lot_id)).toEqual(['adj-late', 'adj-old', 'topup']);
+    expect(availableAt(lots, '2026-11-30T23:59:59.999Z')).toBe(atoms('92'));
+    expect(availableAt(lots, '2026-12-01T00:00:00.000Z')).toBe(atoms('67'));
+  });
+  it('the seeds\' BillingCreditPool of a pool, from its lots still holding credits', () => {
+    expect(poolView(lots, 'adjustments')).toEqual({ granted_credits: '17', remaining_credits: '17', expires: true, first_expires_at: '2027-01-01T00:00:00.000Z', last_expires_at: '2027-01-01T00:00:00.000Z' });
+    expect(poolView(lots, 'topups')).toEqual({ granted_credits: '50', remaining_credits: '50', expires: false });
+  });
+});
+
+describe('billing account', () => {
+  it('opens in the UTC month with the free allowance expiring at its end', () => {
+    const s = given([open]);
+    expect(s.period).toEqual({ started_at: '2026-11-01T00:00:00.000Z', ends_at: '2026-12-01T00:00:00.000Z' });
+    expect(s.lots).toEqual([expect.objectContaining({ pool: 'allowance', remaining: atoms('100'), expires_at: '2026-12-01T00:00:00.000Z' })]);
+    expect(periodOf('2026-12-31T23:59:59.999Z')).toEqual({ started_at: '2026-12-01T00:00:00.000Z', ends_at: '2027-01-01T00:00:00.000Z' });
+  });
+
+  it('rates each source event exactly once: at or below the rated position it changes nothing', () => {
+    const s = given([open, usage('1', undefined, 10n)]);
+    expect([s.rated_position, s.period_usage]).toEqual([10n, { credits: atoms('1'), events: 1 }]);
+    expect(billingAccountDecider.decide(usage('1', undefined, 10n), s, ctx())).toEqual([]);
+    expect(billingAccountDecider.decide(usage('1', undefined, 9n), s, ctx())).toEqual([]);
+    expect(billingAccountDecider.decide(usage('1', undefined, 11n), s, ctx()).map((e) => e.type)).toEqual(['BillingUsageRated']);
+  });
+
+  it('usage beyond the credits is uncovered and makes the account CREDITS_REQUIRED; the next grant pays it off first', () => {
+    const s = given([open, usage('130')]);
+    expect([s.uncovered, s.lots[0].remaining, creditsRequired(s)]).toEqual([atoms('30'), 0n, true]);
+    const topped = given([open, usage('130'), grant('t1', 'topups', '50')]);
+    expect([topped.uncovered, topped.lots[1].remaining, creditsRequired(topped)]).toEqual([0n, atoms('20'), false]);
+    expect(creditsRequired(given([open, usage('130'), grant('t1', 'topups', '30')]))).toBe(true);
+  });
+
+  it('an event at ends_at belongs to the next period: the period closes first, the allowance lapses and renews', () => {
+    const s = given([open, usage('30', '2026-11-30T23:59:59.999Z'), usage('5', '2026-12-01T00:00:00.000Z')]);
+    expect(s.period).toEqual({ started_at: '2026-12-01T00:00:00.000Z', ends_at: '2027-01-01T00:00:00.000Z' });
+    expect(s.lots.map((l) => [l.pool, l.remaining.toString(), l.expires_at])).toEqual([['allowance', atoms('95').toString(), '2027-01-01T00:00:00.000Z']]);
+    expect(s.period_usage).toEqual({ credits: atoms('5'), events: 1 });
+  });
+
+  it('ClosePeriod closes only at or after ends_at; top-ups survive it, subscriptions renew or end', () => {
+    const base: Array<BillingCommand | [BillingCommand, Date]> = [open, grant('t1', 'topups', '40'), { kind: 'StartSubscription', product_code: 'PRO', credit_units: '500', trial: false }, { kind: 'StartSubscription', product_code: 'ADDON', credit_units: '50', trial: true }, { kind: 'CancelSubscription', product_code: 'ADDON' }];
+    const before = given(base);
+    expect(billingAccountDecider.decide({ kind: 'ClosePeriod', free_allowance: ALLOWANCE }, before, ctx(new Date('2026-11-30T23:59:59.999Z')))).toEqual([]);
+    const after = given([...base, [{ kind: 'ClosePeriod', free_allowance: ALLOWANCE }, new Date('2026-12-01T00:00:00.000Z')]]);
+    expect(after.subscriptions.PRO).toMatchObject({ status: 'ACTIVE', period_started_at: '2026-12-01T00:00:00.000Z', period_ends_at: '2027-01-01T00:00:00.000Z' });
+    expect(after.subscriptions.ADDON.status).toBe('CANCELED');
+    expect(after.lots.map((l) => `${l.pool}:${l.remaining}`).sort()).toEqual([`allowance:${atoms('100')}`, `subscriptions:${atoms('500')}`, `topups:${atoms('40')}`]);
+  });
+
+  it('a debit draws like usage; subscriptions cannot start twice; an unknown account is 404', () => {
+    const s = given([open, { kind: 'DebitCredits', adjustment_id: 'a1', credits: '30', reason: 'Correction of a double grant', by_profile_uuid: 'e'.repeat(32) }]);
+    expect(s.lots[0].remaining).toBe(atoms('70'));
+    const subbed = given([open, { kind: 'StartSubscription', product_code: 'PRO', credit_units: '500', trial: false }]);
+    expect(() => billingAccountDecider.decide({ kind: 'StartSubscription', product_code: 'PRO', credit_units: '500', trial: false }, subbed, ctx())).toThrow(PlatformError);
+    expect(() => billingAccountDecider.decide(usage('1'), billingAccountDecider.initialState(), ctx())).toThrow('No billing account');
+  });
+});
+
+describe('rate card', () => {
+  it('rates the billable event types of its version; others are free', () => {
+    expect([RATE_CARD_V1.version, rateOf(RATE_CARD_V1, 'OrderAccepted'), rateOf(RATE_CARD_V1, 'AiWalletIntentReserved'), rateOf(RATE_CARD_V1, 'SessionStarted')]).toEqual([1, '0.1', '1', null]);
+  });
+});
