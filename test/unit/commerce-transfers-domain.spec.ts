@@ -80,6 +80,8 @@ describe('transfer gates', () => {
     const held = given([request(), start, screen(1, 'FLAGGED')]);
     expect(stateOf(held)).toEqual(['HELD', 2]);
     expect(stateOf(given([request(), start, screen(1, 'FLAGGED'), screen(2)]))).toEqual(['AWAITING_ENVELOPE', 3]);
+    // A crash between the request and the start of screening leaves it REQUESTED: the screening's report still takes it.
+    expect(stateOf(given([request(), screen(0)]))).toEqual(['AWAITING_ENVELOPE', 1]);
     const rejected = given([request(), start, screen(1), envelope(2), bind(3), decide(4, 'MPC_REQUEST', 'REJECTED')]);
     expect([stateOf(rejected), rejected.transfers[T1].failure_code, rejected.reserved]).toEqual([['FAILED', 5], 'GOVERNANCE_REJECTED', 0n]);
   });

@@ -94,7 +94,7 @@ export class RequestTransferHandler implements ICommandHandler<RequestTransfer, 
     const stream = ledgerStream(body.merchant_uuid, body.asset);
     const credited = await settledTotal(this.db, body.merchant_uuid, body.asset);
     const outcome = await this.commands.execute(stream, ledgerDecider, { kind: 'RequestTransfer', transfer, credited });
-    // Screening starts at once; a crash before it leaves the transfer REQUESTED, where the next request's start (or a retry) picks it up.
+    // Screening starts at once; a crash before it leaves the transfer REQUESTED, which the screening's report still takes.
     await this.commands.execute(stream, ledgerDecider, { kind: 'StartScreening', transfer_uuid: transfer.transfer_uuid });
     const requested = outcome.state.transfers[transfer.transfer_uuid];
     if (requested && outcome.events.length > 0) await this.oversight.screeningRequested(requested.transfer);

@@ -115,7 +115,7 @@ export function transferActions(t: { transfer_uuid: string; state: TransferState
     actions.push({ action: 'compliance-cancel', method: 'POST', href: `${base}/compliance-cancel`, expected: pinned, step_up_purpose: 'TRANSFER_COMPLIANCE_CANCELLATION', allowed_for: ['compliance'] });
   }
   const admin = (action: string, route: string): CommerceAction => ({ action, method: 'POST', href: `/api/v1/transfers/admin/${t.transfer_uuid}/${route}`, expected: { expected_version: t.version }, step_up_purpose: null, allowed_for: ['platform-admin'] });
-  if (t.state === 'SCREENING' || t.state === 'HELD') actions.push(admin('report-screening', 'screening'));
+  if (t.state === 'REQUESTED' || t.state === 'SCREENING' || t.state === 'HELD') actions.push(admin('report-screening', 'screening'));
   if (t.state === 'AWAITING_GOVERNANCE' && t.governance) actions.push(admin('report-governance', 'governance'));
   if (t.state === 'READY' || t.state === 'SUBMITTED') actions.push(admin('report-rail', 'rail'));
   return actions;

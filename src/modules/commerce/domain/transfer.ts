@@ -9,8 +9,8 @@
  * |---|---|---|
  * | (new) | request (funds reserved) | REQUESTED |
  * | REQUESTED | screening started | SCREENING |
- * | SCREENING | screening: CLEAR | the next gate |
- * | SCREENING | screening: FLAGGED | HELD |
+ * | REQUESTED, SCREENING | screening: CLEAR | the next gate |
+ * | REQUESTED, SCREENING | screening: FLAGGED | HELD |
  * | HELD | compliance review: CLEAR | the next gate |
  * | AWAITING_ENVELOPE | envelope authorized | the next gate |
  * | AWAITING_GOVERNANCE | proposal and MPC request both approved | READY |
@@ -229,7 +229,8 @@ export function decideTransfer(command: TransferCommand, state: TransferLedger, 
   if (command.expected_version !== entry.version) throw staleVersion('transfer', command.expected_version, entry.version);
   switch (command.kind) {
     case 'ReportScreening':
-      needs('SCREENING', 'HELD');
+      // REQUESTED too: a crash between the request and its screening start must not strand the transfer.
+      needs('REQUESTED', 'SCREENING', 'HELD');
       if (command.result === 'FLAGGED' && entry.state === 'HELD') throw new StateConflict('The transfer is already held for review.', { details: [{ field: 'result', issue: 'already FLAGGED' }] });
       return [{ type: 'CommerceTransferScreened', data: { ...move(command.result === 'FLAGGED' ? 'HELD' : nextGate(entry)), result: command.result, screening_reference: command.screening_reference, by_profile_uuid: command.by_profile_uuid } }];
     case 'AuthorizeEnvelope':
