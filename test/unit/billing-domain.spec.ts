@@ -1,7 +1,9 @@
 /** The billing account decider, given/when/then: consumption order, exactly-once rating, period boundaries, grants. */
 import { billingAccountDecider, creditsRequired, periodOf, type BillingAccountState, type BillingCommand } from '../../src/modules/billing/domain/account';
 import { availableAt, consumptionOrder, draw, poolView, type CreditLot } from '../../src/modules/billing/domain/credits';
-import { RATE_CARD_V1, rateOf } from '../../src/modules/billing/domain/rate-card';
+import { RATE_CARD_V1, rateOf, usageFor } from '../../src/modules/billing/domain/rate-card';
+import { catalogDecider, type BillingProduct } from '../../src/modules/billing/domain/catalog';
+import { BILLING_EVENT_CLASSES, CATALOG_EVENT_CLASSES } from '../../src/modules/billing/domain/privacy';
 import { parseDecimal } from '../../src/platform/decimal/fixed18';
 import { PlatformError } from '../../src/platform/errors';
 
@@ -106,5 +108,44 @@ describe('billing account', () => {
 describe('rate card', () => {
   it('rates the billable event types of its version; others are free', () => {
     expect([RATE_CARD_V1.version, rateOf(RATE_CARD_V1, 'OrderAccepted'), rateOf(RATE_CARD_V1, 'AiWalletIntentReserved'), rateOf(RATE_CARD_V1, 'SessionStarted')]).toEqual([1, '0.1', '1', null]);
+  });
+});
+
+describe('the rater\'s reading of an event', () => {
+  it('a billable event of a tenant becomes its RateUsage at the event\'s instant and position; free or tenantless events none', () => {
+    const e = { event_id: 'f'.repeat(32), type: 'AiWalletIntentReserved', position: 42n, occurred_at: '2026-11-30T12:00:00.000Z', metadata: { tenant_uuid: TENANT } };
+    expect(usageFor(e, RATE_CARD_V1, ALLOWANCE)).toEqual({
+      tenant_uuid: TENANT,
+      command: { kind: 'RateUsage', source_event_id: 'f'.repeat(32), source_position: 42n, source_type: 'AiWalletIntentReserved', occurred_at: '2026-11-30T12:00:00.000Z', credits: '1', rate_card_version: 1, free_allowance: ALLOWANCE },
+    });
+    expect(usageFor({ ...e, type: 'SessionStarted' }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
+    expect(usageFor({ ...e, metadata: { tenant_uuid: null } }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
+  });
+});
+
+describe('catalogue', () => {
+  const plan: BillingProduct = { product_id: '1'.repeat(32), code: 'PRO', name: 'Pro', description: '', product_type: 'PLAN', amount_minor: 4900, currency: 'USD', credit_units: '500', interval: 'month' };
+  const define = (product: BillingProduct) => ({ kind: 'DefineProduct' as const, product, by_profile_uuid: 'e'.repeat(32) });
+  it('codes are unique; a PLAN has an interval and a TOPUP none; a retired product is retired once', () => {
+    let s = catalogDecider.initialState();
+    for (const e of catalogDecider.decide(define(plan), s, ctx())) s = catalogDecider.evolve(s, e);
+    expect(catalogDecider.decide(define(plan), s, ctx())).toEqual([]);
+    expect(() => catalogDecider.decide(define({ ...plan, product_id: '2'.repeat(32) }), s, ctx())).toThrow('exists');
+    const { interval: _i, ...noInterval } = plan;
+    expect(() => catalogDecider.decide(define({ ...noInterval, code: 'X', product_id: '3'.repeat(32) }), s, ctx())).toThrow('interval');
+    expect(() => catalogDecider.decide(define({ ...plan, code: 'T', product_id: '4'.repeat(32), product_type: 'TOPUP' }), s, ctx())).toThrow('interval');
+    for (const e of catalogDecider.decide({ kind: 'RetireProduct', code: 'PRO', by_profile_uuid: 'e'.repeat(32) }, s, ctx())) s = catalogDecider.evolve(s, e);
+    expect(s.products.PRO.retired).toBe(true);
+    let refused: unknown;
+    try {
+      catalogDecider.decide({ kind: 'RetireProduct', code: 'PRO', by_profile_uuid: 'e'.repeat(32) }, s, ctx());
+    } catch (error) {
+      refused = error;
+    }
+    expect((refused as PlatformError).details).toEqual([{ field: 'code', issue: 'already retired' }]);
+  });
+  it('every billing event field is classified; an adjustment\'s reason is personal', () => {
+    expect(BILLING_EVENT_CLASSES.BillingCreditsDebited.reason).toBe('personal');
+    expect(CATALOG_EVENT_CLASSES.BillingProductDefined.product).toBe('internal');
   });
 });

@@ -6,6 +6,7 @@
  * Format: `{ version, rates: { <event type>: <credits as a decimal string> } }`; an event type not listed is free.
  */
 import { parseDecimal } from '../../../platform/decimal/fixed18';
+import type { BillingCommand } from './account';
 
 export interface RateCard {
   version: number;
@@ -26,4 +27,27 @@ export const RATE_CARD_V1: RateCard = {
 export function rateOf(card: RateCard, eventType: string): string | null {
   const rate = card.rates[eventType];
   return rate === undefined || parseDecimal(rate) === 0n ? null : rate;
+}
+
+/** The parts of a recorded event the rater reads. */
+export interface BillableEvent {
+  event_id: string;
+  type: string;
+  position: bigint;
+  occurred_at: string;
+  metadata: { tenant_uuid?: string | null };
+}
+
+/**
+ * What the rater appends for an event: the tenant's account and its RateUsage, or null when the event is free or
+ * belongs to no tenant. Rated at the event's own instant (its period), by its log position (exactly once).
+ */
+export function usageFor(e: BillableEvent, card: RateCard, free_allowance: string): { tenant_uuid: string; command: Extract<BillingCommand, { kind: 'RateUsage' }> } | null {
+  const credits = rateOf(card, e.type);
+  const tenant_uuid = e.metadata.tenant_uuid;
+  if (credits === null || typeof tenant_uuid !== 'string' || !/^[0-9a-f]{32}$/.test(tenant_uuid)) return null;
+  return {
+    tenant_uuid,
+    command: { kind: 'RateUsage', source_event_id: e.event_id, source_position: e.position, source_type: e.type, occurred_at: e.occurred_at, credits, rate_card_version: card.version, free_allowance },
+  };
 }
