@@ -50,3 +50,18 @@ it('an agentic memory collection created while the read models lag answers 202 i
   expect(r.headers['x-position']).toMatch(/^\d+$/);
   expect(r.json()).toEqual({ success: true, response: { collection_uuid: expect.stringMatching(/^[0-9a-f]{32}$/) }, meta: { projections_pending: true } });
 });
+
+it('a read-your-writes wait that fails (the read-model database gone, as while the app closes) answers pending, never brings the process down', async () => {
+  const runner = t.app.get(ProjectionRunner);
+  const waitFor = runner.waitFor.bind(runner);
+  runner.waitFor = () => Promise.reject(new Error('read-model database closed'));
+  try {
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { ...owner, 'idempotency-key': 'wait-fails-1' }, payload: { name: 'Closing' } });
+    // The workspace was created: its answer is the pending one, with the position to read it back at.
+    expect(r.statusCode).toBe(202);
+    expect(r.headers['x-position']).toMatch(/^\d+$/);
+    expect(r.json()).toMatchObject({ workspace_id: expect.stringMatching(/^[0-9a-f]{32}$/), name: 'Closing', role: 'OWNER' });
+  } finally {
+    runner.waitFor = waitFor;
+  }
+});

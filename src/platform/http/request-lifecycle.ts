@@ -60,7 +60,12 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
   });
 
   fastify.addHook('onSend', async (request, reply, payload) => {
-    await deps.settle(request);
+    // A rejection here would reach Fastify's fallback error path, which cannot answer from an onSend hook and brings
+    // the process down (seen when the app closes under in-flight requests: the read-model database is gone). The
+    // command has succeeded either way: an answer whose projections could not be awaited is a pending one (202).
+    await deps.settle(request).catch(() => {
+      request.projectionsPending = true;
+    });
     const ctx = request.platformContext;
     // Successful commands only: on a refusal the header would tell an observer that something was recorded (e.g. a
     // failed sign-in of a known address).
@@ -71,13 +76,18 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
     const pending = request.idempotency;
     if (pending) {
       request.idempotency = undefined;
-      if (reply.statusCode >= 200 && reply.statusCode < 300) {
-        const headers: Record<string, string> = { 'content-type': String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8') };
-        const position = reply.getHeader('x-position');
-        if (position !== undefined) headers['x-position'] = String(position);
-        await deps.idempotency.complete(pending.scope, pending.key, { status: reply.statusCode, headers, body: typeof payload === 'string' ? payload : '' });
-      } else {
-        await deps.idempotency.abandon(pending.scope, pending.key);
+      // The same for the retained response: failing to keep it leaves the key in flight (a retry is told so), never a crash.
+      try {
+        if (reply.statusCode >= 200 && reply.statusCode < 300) {
+          const headers: Record<string, string> = { 'content-type': String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8') };
+          const position = reply.getHeader('x-position');
+          if (position !== undefined) headers['x-position'] = String(position);
+          await deps.idempotency.complete(pending.scope, pending.key, { status: reply.statusCode, headers, body: typeof payload === 'string' ? payload : '' });
+        } else {
+          await deps.idempotency.abandon(pending.scope, pending.key);
+        }
+      } catch {
+        // The store is unreachable (shutting down): the key's in-flight mark expires on its own.
       }
     }
     return payload;
