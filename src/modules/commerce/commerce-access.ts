@@ -57,6 +57,17 @@ export class CommerceAccess {
     return { record, membership };
   }
 
+  /**
+   * The record a command acts on: for a caller, one its workspace lets it manage (`record`); for the platform's own
+   * reports (the rail's, the treasury's: `null`, authorized by the route), any record; 404 when there is none.
+   */
+  async actedOn<R extends { workspace_uuid: string }>(principal: Principal | null, table: JsonRecordTable<R>, id: string, notFound: () => PlatformError): Promise<R> {
+    if (principal) return (await this.record(principal, table, id, 'manage', notFound)).record;
+    const record = await this.find(table, id);
+    if (!record) throw notFound();
+    return record;
+  }
+
   /** The record read without a membership check (for reviewers, whose reach is the tenant). */
   async find<R>(table: JsonRecordTable<R>, id: string): Promise<R | null> {
     return readRecord(this.db.reader.manager, table, id);

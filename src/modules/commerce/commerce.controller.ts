@@ -5,9 +5,8 @@
  */
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
-import { HEX32_ID } from '../../platform/http/api-properties';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { CommandAnswers } from './command-answers';
 import {
@@ -23,18 +22,12 @@ import {
   MerchantReviewRequest, PaymentParam, PaymentRailRequest, RegisterWalletRequest, SettlementIntentParam, SettlementTreasuryRequest, WalletParam,
 } from './dto/commerce.dto';
 import {
-  CommerceInvoicePageResponse, CommerceInvoiceResponse, CommerceMerchantPageResponse, CommerceMerchantResponse, CommercePaymentPageResponse, CommercePaymentResponse,
+  CommerceCommandReceipt, CommerceInvoicePageResponse, CommerceInvoiceResponse, CommerceMerchantPageResponse, CommerceMerchantResponse, CommercePaymentPageResponse, CommercePaymentResponse,
   CommerceProductPageResponse, CommerceProductResponse, CommerceSettlementIntentPageResponse, CommerceSettlementIntentResponse, CommerceWalletPageResponse, CommerceWalletResponse,
 } from './dto/responses.dto';
 import {
   GetInvoice, GetMerchant, GetPayment, GetProduct, GetSettlementIntent, GetWallet, ListInvoices, ListMerchants, ListPayments, ListProducts, ListSettlementIntents, ListWallets,
 } from './queries';
-
-/** The 202 of a commerce command whose record the read model has not shown yet: the record's id. */
-@ApiSchema({ name: 'CommerceCommandReceipt' })
-export class CommerceCommandReceipt {
-  @ApiProperty({ ...HEX32_ID, description: 'The id of the record the command created or changed.' }) id!: string;
-}
 
 @ApiTags('commerce')
 @Controller('api/v1/commerce')

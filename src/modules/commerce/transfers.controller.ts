@@ -10,11 +10,11 @@ import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } f
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { CommandAnswers } from './command-answers';
-import { CommerceCommandReceipt } from './commerce.controller';
 import {
   AuthorizeTransferEnvelope, BindTransferGovernance, CancelTransferForCompliance, RegisterRecipientKey, ReportTransfer, RequestTransfer, RetireRecipientKey,
 } from './commands';
 import { ExpectedVersionRequest } from './dto/commerce.dto';
+import { CommerceCommandReceipt } from './dto/responses.dto';
 import { RecipientKeyPageResponse, RecipientKeyResponse, TransferPageResponse, TransferResponse } from './dto/transfer-responses.dto';
 import {
   AuthorizeTransferEnvelopeRequest, BindContractGovernanceRequest, CancelTransferComplianceRequest, ComplianceQueueQuery, CreateTransferRequest, RecipientKeyListQuery, RecipientKeyParam,

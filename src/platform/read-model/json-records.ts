@@ -34,7 +34,7 @@ export async function readRecord<R>(tx: EntityManager, t: JsonRecordTable<R>, id
   return rows.length ? (JSON.parse(rows[0].record) as R) : null;
 }
 
-/** Merges `change(record)` into the record and writes it back with its indexed columns; false when there is no row. */
+/** Merges `change(record)` into the record and writes it back with its indexed columns: the record after, or null when there is no row. */
 export async function patchRecord<R extends object>(tx: EntityManager, t: JsonRecordTable<R>, id: string, change: (record: R) => Partial<R>): Promise<R | null> {
   const before = await readRecord(tx, t, id);
   if (!before) return null;

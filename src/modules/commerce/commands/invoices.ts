@@ -12,8 +12,8 @@ import { MERCHANTS } from '../../../../projections/commerce-merchants/commerce-m
 import { PRODUCTS } from '../../../../projections/commerce-products/commerce-products.read-model';
 import { INVOICES, PAYMENTS } from '../../../../projections/commerce-invoices/commerce-invoices.read-model';
 import {
-INVOICE_DEFAULT_TTL_MS,INVOICE_MAX_TTL_MS,INVOICE_MIN_TTL_MS,invoiceDecider,invoiceIdFor,InvoiceNotFound,invoiceStream,PaymentNotFound,
-type InvoiceCancelReason,type InvoiceCore,type InvoiceLine,type RailTransition,
+  INVOICE_DEFAULT_TTL_MS, INVOICE_MAX_TTL_MS, INVOICE_MIN_TTL_MS, invoiceDecider, invoiceIdFor, InvoiceNotFound, invoiceStream, PaymentNotFound,
+  type InvoiceCancelReason, type InvoiceCore, type InvoiceLine, type RailTransition,
 } from '../domain/invoice';
 import { merchantDecider, MerchantNotFound, merchantStream } from '../domain/merchant';
 import { COMMERCE_NETWORKS, lineTotal, money, parseMoney, parseQuantity } from '../domain/money';
@@ -148,10 +148,7 @@ export class CreatePaymentHandler implements ICommandHandler<CreatePayment, Crea
 
 /** Finds a payment's invoice (payments live on their invoice's stream). */
 async function paymentInvoice(access: CommerceAccess, principal: Principal | null, payment_uuid: string): Promise<string> {
-  if (principal) return (await access.record(principal, PAYMENTS, payment_uuid, 'manage', () => new PaymentNotFound())).record.invoice_uuid;
-  const record = await access.find(PAYMENTS, payment_uuid);
-  if (!record) throw new PaymentNotFound();
-  return record.invoice_uuid;
+  return (await access.actedOn(principal, PAYMENTS, payment_uuid, () => new PaymentNotFound())).invoice_uuid;
 }
 
 export class CancelPayment {

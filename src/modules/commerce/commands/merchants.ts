@@ -11,10 +11,8 @@ import { merchantDecider, MerchantNotFound, merchantStream, MERCHANT_RULES, type
 import { money, parseMoney } from '../domain/money';
 import { productDecider, ProductNotFound, productStream, type ProductTransition } from '../domain/product';
 import { CommerceAccess } from '../commerce-access';
-import type {
-ActivateMerchantRequest,CreateMerchantRequest,
-CreateProductRequest,MerchantReviewRequest
-} from '../dto/commerce.dto';
+import type { ActivateMerchantRequest, CreateMerchantRequest, CreateProductRequest, MerchantReviewRequest } from '../dto/commerce.dto';
+
 /** What a command's answer names (the controller reads the document back). */
 export interface Created {
   id: string;

@@ -51,8 +51,7 @@ export class RequestSettlementHandler implements ICommandHandler<RequestSettleme
 }
 
 async function intentLedger(access: CommerceAccess, principal: Principal | null, id: string): Promise<string> {
-  const record = principal ? (await access.record(principal, SETTLEMENT_INTENTS, id, 'manage', () => new SettlementIntentNotFound())).record : await access.find(SETTLEMENT_INTENTS, id);
-  if (!record) throw new SettlementIntentNotFound();
+  const record = await access.actedOn(principal, SETTLEMENT_INTENTS, id, () => new SettlementIntentNotFound());
   return ledgerStream(record.merchant_uuid, record.asset);
 }
 

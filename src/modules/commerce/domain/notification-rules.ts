@@ -24,12 +24,8 @@ interface InvoiceFact extends InWorkspace {
   total: string;
   asset: string;
 }
-interface TransferFact extends InWorkspace {
-  merchant: string;
-  amount: string;
-  asset: string;
-}
-interface SettlementFact extends InWorkspace {
+/** What a payout (a settlement intent or a transfer) is remembered by until it ends. */
+interface PayoutFact extends InWorkspace {
   merchant: string;
   amount: string;
   asset: string;
@@ -97,10 +93,10 @@ function transfer(e: SourceEvent, facts: Facts): InboxChange[] {
     const t = ev.data.transfer;
     if (!id32(t?.transfer_uuid)) return [];
     const m = getFact(facts, 'merchant', t.merchant_uuid) as MerchantFact | undefined;
-    return [fact('commerce-transfer', t.transfer_uuid, { workspace: t.workspace_uuid, merchant: m?.name ?? 'your merchant', amount: t.amount, asset: untrusted(t.asset, 16) } satisfies TransferFact)];
+    return [fact('commerce-transfer', t.transfer_uuid, { workspace: t.workspace_uuid, merchant: m?.name ?? 'your merchant', amount: t.amount, asset: untrusted(t.asset, 16) } satisfies PayoutFact)];
   }
   const d = ev.data as { transfer_uuid: string; to: string };
-  const known = getFact(facts, 'commerce-transfer', d.transfer_uuid) as TransferFact | undefined;
+  const known = getFact(facts, 'commerce-transfer', d.transfer_uuid) as PayoutFact | undefined;
   if (!known || !id32(d.transfer_uuid) || !['CANCELLED', 'CONFIRMED', 'FAILED'].includes(d.to)) return [];
   const what = `The transfer of ${plainDecimal(known.amount)} ${known.asset} from "${known.merchant}"`;
   const content =
@@ -183,13 +179,13 @@ function settlement(e: SourceEvent, facts: Facts): InboxChange[] {
     const i = ev.data.intent;
     if (!id32(i?.settlement_intent_uuid)) return [];
     const m = getFact(facts, 'merchant', i.merchant_uuid) as MerchantFact | undefined;
-    return [fact('commerce-settlement', i.settlement_intent_uuid, { workspace: i.workspace_uuid, merchant: m?.name ?? 'your merchant', amount: i.amount, asset: untrusted(i.asset, 16) } satisfies SettlementFact)];
+    return [fact('commerce-settlement', i.settlement_intent_uuid, { workspace: i.workspace_uuid, merchant: m?.name ?? 'your merchant', amount: i.amount, asset: untrusted(i.asset, 16) } satisfies PayoutFact)];
   }
   if (ev.type !== 'CommerceSettlementConfirmed' && ev.type !== 'CommerceSettlementFailed') {
     return ev.type === 'CommerceSettlementCancelled' && id32(ev.data.settlement_intent_uuid) ? [fact('commerce-settlement', ev.data.settlement_intent_uuid, null)] : [];
   }
   const d = ev.data as SettlementChange;
-  const known = getFact(facts, 'commerce-settlement', d.settlement_intent_uuid) as SettlementFact | undefined;
+  const known = getFact(facts, 'commerce-settlement', d.settlement_intent_uuid) as PayoutFact | undefined;
   if (!known || !id32(d.settlement_intent_uuid)) return [];
   const confirmed = ev.type === 'CommerceSettlementConfirmed';
   const content = confirmed

@@ -15,6 +15,12 @@ const NULLABLE_HEX32 = { type: String, nullable: true, ...HEX32_ID } as const;
 const TIME = { format: 'date-time' } as const;
 const VERSION = { type: 'integer', format: 'int64', minimum: 0 } as const;
 
+/** The 202 of a commerce command whose record the read model has not shown yet: the record's id. */
+@ApiSchema({ name: 'CommerceCommandReceipt' })
+export class CommerceCommandReceipt {
+  @ApiProperty({ ...HEX32_ID, description: 'The id of the record the command created or changed.' }) id!: string;
+}
+
 @ApiSchema({ name: 'CommerceAction' })
 export class CommerceActionResponse {
   @ApiProperty({ example: 'activate' }) action!: string;
