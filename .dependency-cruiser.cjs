@@ -8,6 +8,7 @@ const MODULE_OF_PROJECTION = {
   'ai-wallets': 'ai-wallet-',
   'agentic-memory': 'agentic-memory-',
   commerce: 'commerce-',
+  billing: 'billing-',
   notifications: 'notification-',
 };
 

@@ -9,6 +9,8 @@ import { aiWalletActivityReadModel } from './ai-wallet-activity/ai-wallet-activi
 import { aiWalletBindingsReadModel } from './ai-wallet-bindings/ai-wallet-bindings.read-model';
 import { aiWalletBudgetsReadModel } from './ai-wallet-budgets/ai-wallet-budgets.read-model';
 import { aiWalletIntentsReadModel } from './ai-wallet-intents/ai-wallet-intents.read-model';
+import { billingAccountsReadModel } from './billing-accounts/billing-accounts.read-model';
+import { billingProductsReadModel } from './billing-products/billing-products.read-model';
 import { commerceInvoicesReadModel } from './commerce-invoices/commerce-invoices.read-model';
 import { commerceMerchantsReadModel } from './commerce-merchants/commerce-merchants.read-model';
 import { commerceProductsReadModel } from './commerce-products/commerce-products.read-model';
@@ -47,5 +49,7 @@ export const READ_MODELS: ReadModelDefinition[] = [
   commerceWalletsReadModel,
   commerceSettlementsReadModel,
   commerceTransfersReadModel,
+  billingProductsReadModel,
+  billingAccountsReadModel,
   notificationInboxReadModel(NOTIFICATION_RULES),
 ];

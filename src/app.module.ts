@@ -5,6 +5,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AgenticMemoryModule } from './modules/agentic-memory/agentic-memory.module';
 import { AiWalletsModule } from './modules/ai-wallets/ai-wallets.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { BillingModule } from './modules/billing/billing.module';
 import { CommerceModule } from './modules/commerce/commerce.module';
 import { IdentityModule } from './modules/identity/identity.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
@@ -30,7 +31,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, NotificationsModule, AuditModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, BillingModule, NotificationsModule, AuditModule];
 
 @Module({})
 export class AppModule {

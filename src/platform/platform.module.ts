@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
 import { CLOCK, systemClock, type Clock } from './clock';
 import { CommandExecutor } from './command/command-executor';
+import { CreditsGate } from './credits/credits-gate';
 import { PLATFORM_CONFIG, type PlatformConfig } from './config/platform-config';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.port';
 import { EventStoreDbEventStore } from './event-store/eventstoredb/eventstoredb.event-store';
 import { SqliteEventStore } from './event-store/sqlite/sqlite.event-store';
+import { CommandAnswers } from './http/command-answers';
 import { CommandPipelineGuard } from './http/command-pipeline';
 import { IdempotencyStore } from './http/idempotency.store';
 import { PlatformExceptionFilter } from './http/platform-exception.filter';
@@ -75,6 +77,8 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
       module: PlatformModule,
       controllers: [HealthController],
       providers: [
+        CreditsGate,
+        CommandAnswers,
         { provide: PLATFORM_CONFIG, inject: [ConfigService], useFactory: (config: ConfigService) => config.getOrThrow<PlatformConfig>('platform') },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: RAW_EVENT_STORE, useFactory: () => openEventStore(options.config) },
@@ -148,7 +152,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, RAW_EVENT_STORE, SubjectKeyStore, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [CreditsGate, CommandAnswers, NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, RAW_EVENT_STORE, SubjectKeyStore, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 

@@ -1,5 +1,6 @@
 /** The billing account decider, given/when/then: consumption order, exactly-once rating, period boundaries, grants. */
-import { billingAccountDecider, creditsRequired, periodOf, type BillingAccountState, type BillingCommand } from '../../src/modules/billing/domain/account';
+import { billingAccountDecider, creditsRequired, periodOf, topupLotId, type BillingAccountState, type BillingCommand, type BillingEvent, type RateUsage } from '../../src/modules/billing/domain/account';
+import { accountView, foldStored, loadState, spendable, storeState } from '../../src/modules/billing/domain/account-view';
 import { availableAt, consumptionOrder, draw, poolView, type CreditLot } from '../../src/modules/billing/domain/credits';
 import { RATE_CARD_V1, rateOf, usageFor } from '../../src/modules/billing/domain/rate-card';
 import { catalogDecider, type BillingProduct } from '../../src/modules/billing/domain/catalog';
@@ -102,6 +103,66 @@ describe('billing account', () => {
     const subbed = given([open, { kind: 'StartSubscription', product_code: 'PRO', credit_units: '500', trial: false }]);
     expect(() => billingAccountDecider.decide({ kind: 'StartSubscription', product_code: 'PRO', credit_units: '500', trial: false }, subbed, ctx())).toThrow(PlatformError);
     expect(() => billingAccountDecider.decide(usage('1'), billingAccountDecider.initialState(), ctx())).toThrow('No billing account');
+  });
+});
+
+describe('billing account: the rater\'s batches, top-ups and the read model\'s view', () => {
+  const rateUsage = (credits: string, source_position: bigint, occurred_at = T0.toISOString()) => usage(credits, occurred_at, source_position) as RateUsage;
+
+  it('given a batch of usages, when rated in one command, then each is rated once, in order, as RateUsage would one by one', () => {
+    const batch: BillingCommand = { kind: 'RateUsages', usages: [rateUsage('30', 20n), rateUsage('5', 21n, '2026-12-01T00:00:00.000Z'), rateUsage('5', 21n), rateUsage('1', 19n)] };
+    const events = billingAccountDecider.decide(batch, given([open]), ctx());
+    expect(events.map((e) => e.type)).toEqual(['BillingUsageRated', 'BillingPeriodClosed', 'BillingUsageRated']);
+    const one = given([open, rateUsage('30', 20n), rateUsage('5', 21n, '2026-12-01T00:00:00.000Z')]);
+    const batched = given([open, batch]);
+    expect(batched).toEqual(one);
+    // The same batch again (a rater that crashed before its checkpoint): nothing.
+    expect(billingAccountDecider.decide(batch, batched, ctx())).toEqual([]);
+  });
+
+  it('given an account opened for an earlier event, then its period is that event\'s month', () => {
+    expect(given([{ ...open, at: '2026-10-31T23:59:59.999Z' } as BillingCommand]).period).toEqual({ started_at: '2026-10-01T00:00:00.000Z', ends_at: '2026-11-01T00:00:00.000Z' });
+    expect(billingAccountDecider.decide(open, given([open]), ctx())).toEqual([]);
+  });
+
+  it('top-ups: requested PENDING with no credits; SETTLED grants a non-expiring lot (owed paid first) once; FAILED only while pending; REVERSED flags', () => {
+    const topup = { topup_id: 't'.repeat(32), product_code: 'CREDITS_50', credit_units: '50', amount_minor: 500, currency: 'USD', by_profile_uuid: 'e'.repeat(32) };
+    const report = (outcome: 'SETTLED' | 'FAILED' | 'REVERSED'): BillingCommand => ({ kind: 'ReportTopupPayment', topup_id: topup.topup_id, outcome, rail_reference: `r-${outcome}` });
+    const requested = given([open, usage('130'), { kind: 'RequestTopup', topup }]);
+    expect([requested.topups[topup.topup_id], requested.lots.length, requested.uncovered]).toEqual([{ status: 'PENDING', credit_units: '50' }, 1, atoms('30')]);
+    expect(() => billingAccountDecider.decide({ kind: 'ReportTopupPayment', topup_id: 'x'.repeat(32), outcome: 'SETTLED', rail_reference: 'r' }, requested, ctx())).toThrow('No such top-up');
+    expect(() => billingAccountDecider.decide(report('REVERSED'), requested, ctx())).toThrow('Only a settled top-up');
+    const settled = given([open, usage('130'), { kind: 'RequestTopup', topup }, report('SETTLED')]);
+    const lot = settled.lots.find((l) => l.pool === 'topups')!;
+    expect([lot.granted, lot.remaining, lot.expires_at, lot.lot_id, settled.uncovered]).toEqual([atoms('50'), atoms('20'), null, topupLotId(settled.account!.account_id, topup.topup_id), 0n]);
+    expect(billingAccountDecider.decide(report('SETTLED'), settled, ctx())).toEqual([]);
+    expect(() => billingAccountDecider.decide(report('FAILED'), settled, ctx())).toThrow('REVERSED');
+    const flagged = given([open, usage('130'), { kind: 'RequestTopup', topup }, report('SETTLED'), report('REVERSED')]);
+    expect([flagged.topups[topup.topup_id].status, flagged.lots.find((l) => l.pool === 'topups')!.remaining]).toEqual(['REVIEW_REQUIRED', atoms('20')]);
+    const failed = given([open, { kind: 'RequestTopup', topup }, report('FAILED')]);
+    expect(failed.topups[topup.topup_id].status).toBe('FAILED');
+    expect(() => billingAccountDecider.decide(report('SETTLED'), failed, ctx())).toThrow('failed');
+    expect(billingAccountDecider.decide({ kind: 'RequestTopup', topup }, failed, ctx())).toEqual([]);
+  });
+
+  it('the read model folds with the decider\'s evolve: stored and loaded state round-trips; the view derives status and pools', () => {
+    const commands = [open, usage('100'), grant('adj', 'adjustments', '5', '2027-01-01T00:00:00.000Z'), usage('2')];
+    const s = given(commands);
+    let stored = null as ReturnType<typeof storeState> | null;
+    const events = commands.reduce<{ state: BillingAccountState; events: BillingEvent[] }>(
+      (acc, c) => {
+        const decided = billingAccountDecider.decide(c, acc.state, ctx());
+        return { state: decided.reduce(billingAccountDecider.evolve, acc.state), events: [...acc.events, ...decided] };
+      },
+      { state: billingAccountDecider.initialState(), events: [] },
+    ).events;
+    for (const e of events) stored = foldStored(stored, e);
+    expect(loadState(JSON.parse(JSON.stringify(stored)))).toEqual(s);
+    const view = accountView(s, T0.toISOString(), 4);
+    expect(view).toMatchObject({ status: 'ACTIVE', available_credits: '3', included_credits: '100', rated_usage_credits: '102', usage_events: 2, pending_usage_events: 2, uncovered_credits: '0' });
+    expect(view.credit_pools.allowance).toEqual({ granted_credits: '0', remaining_credits: '0', expires: false });
+    expect(accountView(given([open, usage('101')]), T0.toISOString(), 1)).toMatchObject({ status: 'CREDITS_REQUIRED', available_credits: '0', uncovered_credits: '1' });
+    expect(spendable(s, '2027-01-01T00:00:00.000Z')).toBe(0n);
   });
 });
 

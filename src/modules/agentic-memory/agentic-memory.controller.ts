@@ -139,6 +139,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/requests')
   @HttpCode(202)
   @ApiOperation({ summary: 'File a QUERY or PROPOSE: 202 with a durable receipt in state OPEN (acceptance is not an answer).' })
+  @ApiErrors(402)
   @ApiAcceptedResponse({ type: AgenticMemoryRequestReceiptEnvelope })
   async fileRequest(@Param() p: CollectionParam, @Body() body: AgenticMemoryQueryRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
     return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, body)));
@@ -161,6 +162,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/clarifications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Ask about a published memory object (ClarificationRequest): 202 with a durable receipt (CLARIFY, OPEN).' })
+  @ApiErrors(402)
   @ApiAcceptedResponse({ type: AgenticMemoryRequestReceiptEnvelope })
   async requestClarification(@Param() p: CollectionParam, @Body() body: ClarificationRequest, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
     return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, { ...body, request_type: 'CLARIFY' })));
@@ -169,6 +171,7 @@ export class AgenticMemoryController {
   @Post('collections/:collection/publications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Publish context objects (ContextPublication): they become pending memory objects; 202 with a durable receipt (PROPOSE, OPEN).' })
+  @ApiErrors(402)
   @ApiAcceptedResponse({ type: AgenticMemoryRequestReceiptEnvelope })
   async publishContext(@Param() p: CollectionParam, @Body() body: ContextPublication, @CurrentPrincipal() principal: Principal): Promise<MemoryEnvelope<AgenticMemoryRequestReceipt>> {
     return memoryEnvelope(await this.commandBus.execute(new PublishContext(principal, p.collection, body)));

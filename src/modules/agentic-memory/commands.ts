@@ -6,6 +6,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
 import { CommandExecutor } from '../../platform/command/command-executor';
+import { CreditsGate } from '../../platform/credits/credits-gate';
 import type { JsonObject } from '../../platform/commitments/json';
 import { currentContext, nextId } from '../../platform/context/request-context';
 import { PlatformError } from '../../platform/errors';
@@ -206,9 +207,11 @@ export class FileRequest {
 /** QUERY, PROPOSE (in words) and CLARIFY: a durable receipt in state OPEN; the answer comes when a person resolves it. */
 @CommandHandler(FileRequest)
 export class FileRequestHandler implements ICommandHandler<FileRequest, AgenticMemoryRequestReceipt> {
-  constructor(private readonly commands: CommandExecutor, private readonly access: MemoryAccess) {}
+  constructor(private readonly commands: CommandExecutor, private readonly access: MemoryAccess, private readonly credits: CreditsGate) {}
 
   async execute({ principal, ref, body }: FileRequest): Promise<AgenticMemoryRequestReceipt> {
+    // An accepted request is billable usage (docs/billing.md): a tenant out of credits gets 402 CREDITS_REQUIRED.
+    await this.credits.require({ tenant_uuid: principal.tenant_uuid, usage: 'AgenticMemoryRequestAccepted' });
     const request_uuid = nextId();
     const { state } = await onCollection(this.commands, this.access, principal, ref, 'read', () => ({
       kind: 'FileRequest',
@@ -231,9 +234,10 @@ export class PublishContext {
 /** A context publication: a PROPOSE request whose objects wait, pending, for the publisher to approve them. */
 @CommandHandler(PublishContext)
 export class PublishContextHandler implements ICommandHandler<PublishContext, AgenticMemoryRequestReceipt> {
-  constructor(private readonly commands: CommandExecutor, private readonly access: MemoryAccess) {}
+  constructor(private readonly commands: CommandExecutor, private readonly access: MemoryAccess, private readonly credits: CreditsGate) {}
 
   async execute({ principal, ref, body }: PublishContext): Promise<AgenticMemoryRequestReceipt> {
+    await this.credits.require({ tenant_uuid: principal.tenant_uuid, usage: 'AgenticMemoryRequestAccepted' });
     const request_uuid = nextId();
     const object_uuids = body.objects.map(() => nextId());
     const { state } = await onCollection(this.commands, this.access, principal, ref, 'read', () => ({

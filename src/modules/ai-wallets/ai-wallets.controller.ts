@@ -132,6 +132,7 @@ export class AiWalletsController {
   @Post('bindings/:binding_uuid/intents')
   @WorkloadAllowed()
   @ApiOperation({ summary: 'Live intent (needs Idempotency-Key and a complete rationale); an accepted one reserves budget.' })
+  @ApiErrors(402)
   @ApiResponse({ status: 201, type: AiWalletIntentResponse, description: 'The intent, decided (an accepted one reserves budget).' })
   @ApiResponse({ status: 200, type: AiWalletIntentResponse, description: 'The intent this Idempotency-Key already created on this binding: nothing new was decided.' })
   async createIntent(

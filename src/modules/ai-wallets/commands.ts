@@ -9,6 +9,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { WORKLOAD_TOKEN_PREFIX, type PrincipalResolver } from '../../platform/auth/principal';
 import { CLOCK, type Clock } from '../../platform/clock';
 import { CommandExecutor } from '../../platform/command/command-executor';
+import { CreditsGate } from '../../platform/credits/credits-gate';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { nextId } from '../../platform/context/request-context';
 import { PeriodicJob } from '../../platform/jobs/periodic-job';
@@ -281,7 +282,12 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 @CommandHandler(CreateIntent)
 export class CreateIntentHandler implements ICommandHandler<CreateIntent, { intent: AiWalletIntent; created: boolean }> {
-  constructor(private readonly commands: CommandExecutor, private readonly access: WalletAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
+  constructor(
+    private readonly commands: CommandExecutor,
+    private readonly access: WalletAccess,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly credits: CreditsGate,
+  ) {}
 
   async execute({ principal, binding_uuid, body, idempotency_key }: CreateIntent): Promise<{ intent: AiWalletIntent; created: boolean }> {
     if (!idempotency_key || !IDEMPOTENCY_KEY.test(idempotency_key)) {
@@ -291,6 +297,8 @@ export class CreateIntentHandler implements ICommandHandler<CreateIntent, { inte
       throw new ValidationFailed('A live intent needs a complete rationale.', [{ field: 'rationale', issue: 'required: schema, summary, explanation, expected_outcome, reference' }]);
     }
     await this.access.binding(principal, binding_uuid, 'agent-or-read');
+    // A live intent that reserves budget is billable usage (docs/billing.md): a tenant out of credits gets 402.
+    await this.credits.require({ tenant_uuid: principal.tenant_uuid, usage: 'AiWalletIntentReserved' });
     const request = intentRequest(body);
     const r = body.rationale;
     const rationale: AiWalletRationale = { schema: r.schema, summary: r.summary, explanation: r.explanation, expected_outcome: r.expected_outcome, reference: r.reference };

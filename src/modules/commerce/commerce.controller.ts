@@ -8,7 +8,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
-import { CommandAnswers } from './command-answers';
+import { CommandAnswers } from '../../platform/http/command-answers';
 import {
   ApplyPaymentRailUpdate, ApplyTreasuryUpdate, CancelInvoice, CancelPayment, CancelSettlement, ChangeProduct, ChangeWallet, CreateInvoice, CreateMerchant, CreatePayment, CreateProduct,
   RegisterWallet, RequestSettlement, ReviewMerchant,

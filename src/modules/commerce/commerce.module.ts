@@ -3,7 +3,6 @@ import { Module } from '@nestjs/common';
 import { CommerceController } from './commerce.controller';
 import { RecipientKeysController, TransfersController } from './transfers.controller';
 import { CommerceAccess } from './commerce-access';
-import { CommandAnswers } from './command-answers';
 import {
   ApplyPaymentRailUpdateHandler, ApplyTreasuryUpdateHandler, CancelInvoiceHandler, CancelPaymentHandler, CancelSettlementHandler, ChangeProductHandler, ChangeWalletHandler,
   AuthorizeTransferEnvelopeHandler, BindTransferGovernanceHandler, CancelTransferForComplianceHandler, RegisterRecipientKeyHandler, ReportTransferHandler, RequestTransferHandler,
@@ -22,7 +21,6 @@ import './domain/privacy';
   controllers: [CommerceController, TransfersController, RecipientKeysController],
   providers: [
     CommerceAccess,
-    CommandAnswers,
     SimulatedPaymentRail,
     { provide: PAYMENT_RAIL, useExisting: SimulatedPaymentRail },
     SimulatedTransferOversight,

@@ -9,8 +9,8 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
 import { CLOCK, type Clock } from '../../platform/clock';
 import { ValidationFailed } from '../../platform/errors';
-import { pageLimit, rawPage, rawPageAfter } from '../../platform/http/pagination';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { recordPage } from '../../platform/read-model/json-records';
 import { MERCHANTS, type MerchantRecord } from '../../../projections/commerce-merchants/commerce-merchants.read-model';
 import { PRODUCTS, type ProductRecord } from '../../../projections/commerce-products/commerce-products.read-model';
 import { INVOICES, PAYMENTS, type InvoiceRecord, type PaymentRecord } from '../../../projections/commerce-invoices/commerce-invoices.read-model';
@@ -72,20 +72,8 @@ const likeOf = (q: string): string => `%${q.toLowerCase().replace(/[\\%_]/g, (c)
  * The cursor's scope is the workspace, the list and its filters.
  */
 export async function page<R>(db: ReadModelDatabase, table: string, where: Array<[string, unknown]>, query: { limit?: string; cursor?: string }, scope: string, view: (r: R) => Document<R>): Promise<DocumentPage<R>> {
-  const limit = pageLimit(query.limit, COMMERCE_PAGE);
-  const after = rawPageAfter(query.cursor, scope);
-  const clauses = where.map(([c]) => c);
-  const params = where.map(([, v]) => v);
-  if (after) {
-    clauses.push('position < ?');
-    params.push(after);
-  }
-  const rows: Array<{ record: string; position: string }> = await db.reader.query(
-    db.sql(`SELECT record, position FROM ${table} WHERE ${clauses.join(' AND ')} ORDER BY position DESC LIMIT ?`),
-    [...params, limit + 1],
-  );
-  const { rows: taken, next_cursor } = rawPage(rows, limit, (r) => r.position, scope);
-  return { items: taken.map((r) => view(JSON.parse(r.record) as R)), limit, ...(next_cursor ? { next_cursor } : {}) };
+  const { records, ...rest } = await recordPage<R>(db, table, where, query, COMMERCE_PAGE, scope);
+  return { items: records.map(view), ...rest };
 }
 
 const scopeOf = (workspace: string, list: string, query: CommerceQuery): string =>

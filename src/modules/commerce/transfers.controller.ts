@@ -9,7 +9,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
-import { CommandAnswers } from './command-answers';
+import { CommandAnswers } from '../../platform/http/command-answers';
 import {
   AuthorizeTransferEnvelope, BindTransferGovernance, CancelTransferForCompliance, RegisterRecipientKey, ReportTransfer, RequestTransfer, RetireRecipientKey,
 } from './commands';

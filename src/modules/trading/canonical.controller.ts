@@ -21,7 +21,7 @@ export class CanonicalTradingController {
 
   @Post('orders')
   @ApiOperation({ summary: 'Place an order (canonical order model).' })
-  @ApiErrors(404)
+  @ApiErrors(402, 404)
   @ApiCreatedResponse({ type: PlacedCanonicalOrderResponse })
   async placeCanonicalOrder(@Body() body: CanonicalOrder, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: PlacedOrder = await this.commandBus.execute(new PlaceOrder(principal, canonicalOrderSpec(body)));

@@ -3,6 +3,7 @@ import { CommandHandler, QueryHandler, type ICommandHandler, type IQueryHandler 
 import { createHash } from 'node:crypto';
 import type { Principal } from '../../platform/auth/principal';
 import { CommandExecutor } from '../../platform/command/command-executor';
+import { CreditsGate } from '../../platform/credits/credits-gate';
 import { nextId } from '../../platform/context/request-context';
 import { ValidationFailed } from '../../platform/errors';
 import { rawPage, rawPageAfter } from '../../platform/http/pagination';
@@ -60,10 +61,14 @@ export class PlaceOrderHandler implements ICommandHandler<PlaceOrder, PlacedOrde
   constructor(
     private readonly commands: CommandExecutor,
     private readonly db: ReadModelDatabase,
+    private readonly credits: CreditsGate,
   ) {}
 
   async execute({ principal, spec }: PlaceOrder): Promise<PlacedOrder> {
     const { market_uuid } = await marketBySymbol(this.db, spec.market_symbol);
+    // An accepted order is billable usage (docs/billing.md): a tenant out of credits gets 402 CREDITS_REQUIRED, except
+    // for a reduce-only order (closing a position): running out of credits must never trap anyone in a position.
+    if (!spec.reduce_only) await this.credits.require({ tenant_uuid: principal.tenant_uuid, usage: 'OrderAccepted' });
     // The market's own stream, not the read model, decides whether it accepts orders right now.
     const market = await this.commands.load(marketStream(market_uuid), marketDecider);
     const d = market.state.definition!;

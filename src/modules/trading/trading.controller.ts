@@ -67,7 +67,7 @@ export class MtfController {
 
   @Post('orders')
   @ApiOperation({ summary: 'Place an order (seed MTF route); the matching engine decides it.' })
-  @ApiErrors(404)
+  @ApiErrors(402, 404)
   @ApiCreatedResponse({ type: PlacedOrderResponse })
   async placeOrder(@Body() body: PlaceMtfOrderRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     const row: OrderRow = await this.commandBus.execute(new PlaceOrder(principal, mtfOrderSpec(body)));

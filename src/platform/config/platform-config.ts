@@ -246,6 +246,22 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   COMMERCE_EXPIRY_SWEEP_MS = 15_000;
 
+  /** Whether billable commands of a tenant whose credits ran out answer 402 CREDITS_REQUIRED (false: usage is still rated, nothing is refused). */
+  @Transform(toBool) @IsBoolean()
+  BILLING_ENFORCEMENT = true;
+
+  /** Credits every billing account gets each period (the free allowance; a new tenant starts with it). */
+  @Matches(/^\d{1,15}(\.\d{1,18})?$/, { message: 'BILLING_FREE_ALLOWANCE_CREDITS must be a decimal number of credits' })
+  BILLING_FREE_ALLOWANCE_CREDITS = '1000';
+
+  /** ISO 4217 currency of the billing catalogue's prices. */
+  @Matches(/^[A-Z]{3}$/, { message: 'BILLING_CURRENCY must be an ISO 4217 code' })
+  BILLING_CURRENCY = 'USD';
+
+  /** How often the node holding the billing period-close lease closes the periods that have ended (ms). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  BILLING_PERIOD_CLOSE_SWEEP_MS = 15_000;
+
   /** Ed25519 private key (base64 of its 32-byte seed) signing agentic memory manifests; unset: manifests say UNSIGNED. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'MEMORY_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
   MEMORY_SIGNING_KEY?: string;
@@ -328,6 +344,10 @@ export interface PlatformConfig {
   aiWalletExpirySweepMs: number;
   commerceExpirySweepMs: number;
   transferTravelRuleThresholds: string;
+  billingEnforcement: boolean;
+  billingFreeAllowanceCredits: string;
+  billingCurrency: string;
+  billingPeriodCloseSweepMs: number;
   memorySigningKey?: string;
   auditSigningKey?: string;
   auditCheckpoints: boolean;
@@ -416,6 +436,10 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     aiWalletExpirySweepMs: env.AI_WALLET_EXPIRY_SWEEP_MS,
     commerceExpirySweepMs: env.COMMERCE_EXPIRY_SWEEP_MS,
     transferTravelRuleThresholds: env.TRANSFER_TRAVEL_RULE_THRESHOLDS,
+    billingEnforcement: env.BILLING_ENFORCEMENT,
+    billingFreeAllowanceCredits: env.BILLING_FREE_ALLOWANCE_CREDITS,
+    billingCurrency: env.BILLING_CURRENCY,
+    billingPeriodCloseSweepMs: env.BILLING_PERIOD_CLOSE_SWEEP_MS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
     auditSigningKey: env.AUDIT_SIGNING_KEY,
     auditCheckpoints: env.AUDIT_CHECKPOINTS,

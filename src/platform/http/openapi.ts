@@ -8,7 +8,7 @@
  * - one tag per module, described.
  */
 import type { INestApplication } from '@nestjs/common';
-import { ApiExtension, ApiResponse, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ApiExtension, ApiProperty, ApiPropertyOptional, ApiResponse, ApiSchema, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { STATUS_OF } from '../errors';
 import { PUBLIC_EXTENSION, SECRET_RESPONSE_EXTENSION } from './public.decorator';
 import { CLOSED_SHAPES } from './validation';
@@ -20,6 +20,7 @@ export const OPENAPI_TAGS: Record<string, string> = {
   'ai-wallets': 'AI-agent wallet bindings, spending policies, budgets, intents, approvals and the workload token.',
   'agentic-memory': 'Memory collections, items, requests, clarifications and signed manifests.',
   commerce: 'Merchants and their review, catalogues, invoices, payments, watch-only wallets and settlement intents.',
+  billing: 'Billing accounts and their credit pools, the product catalogue, subscriptions, top-ups, adjustments and usage rated from the event log.',
   transfers: 'Outbound transfers of settled funds: screening, travel-rule envelopes, governance binding, compliance cancellation, the recipient key directory.',
   notifications: "The caller's notification inbox.",
   audit: 'Raw stream events with their commitments, signed checkpoints and auditor grants.',
@@ -34,7 +35,7 @@ const ERRORS_EXTENSION = 'x-platform-errors';
  * secured, 404 with a path id, 409/422 on commands, 413/415 with a body, 500, 503): e.g. 401 on sign-in, 429 where a
  * throttle applies, 404 for an id in the query or body. Each is the error envelope.
  */
-export const ApiErrors = (...statuses: Array<401 | 403 | 404 | 409 | 422 | 429>): MethodDecorator => ApiExtension(ERRORS_EXTENSION, statuses) as MethodDecorator;
+export const ApiErrors = (...statuses: Array<401 | 402 | 403 | 404 | 409 | 422 | 429>): MethodDecorator => ApiExtension(ERRORS_EXTENSION, statuses) as MethodDecorator;
 
 const READ_BACK_PENDING = 'Done, but a read model the command affects had not caught up within READ_YOUR_WRITES_TIMEOUT_MS';
 
@@ -123,6 +124,7 @@ interface OperationShape {
 const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   '400': { name: 'ValidationFailed', description: 'VALIDATION_FAILED: a field, parameter, header or the body is not valid; `details` names each.' },
   '401': { name: 'Unauthenticated', description: 'UNAUTHENTICATED: no bearer token, or one that is unknown, expired or revoked.' },
+  '402': { name: 'CreditsRequired', description: 'CREDITS_REQUIRED: the tenant\'s billing account has run out of credits; `details` give `available_credits` and `required_credits` (docs/billing.md).' },
   '403': { name: 'Forbidden', description: 'FORBIDDEN or STEP_UP_REQUIRED: the caller may not do this, or must step up first.' },
   '404': { name: 'NotFound', description: "NOT_FOUND: no such resource for this caller (another account's or tenant's is the same 404)." },
   '409': { name: 'Conflict', description: 'VERSION_CONFLICT (`current_version` says the version now), STATE_CONFLICT, or IDEMPOTENCY_KEY_REUSED (the key came with another body).' },
@@ -235,3 +237,14 @@ function applyConventions(path: string, method: string, operation: OperationShap
   const statuses = ['400', ...(marks.isPublic ? [] : ['401', '403']), ...(path.includes('{') ? ['404'] : []), ...(command ? ['409', '422'] : []), ...(operation.requestBody ? ['413', '415'] : []), ...marks.extra, '500', '503'].sort();
   for (const status of statuses) responses[status] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` } as never;
 }
+
+/** The schema of one page of a list (the platform's pagination: `items`, `limit`, `next_cursor` when there is more). */
+export const pageOf = <T>(item: new () => T, name: string) => {
+  @ApiSchema({ name })
+  class Page {
+    @ApiProperty({ type: [item] }) items!: T[];
+    @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 200 }) limit!: number;
+    @ApiPropertyOptional({ description: 'Opaque; omitted when the list is complete.' }) next_cursor?: string;
+  }
+  return Page;
+};

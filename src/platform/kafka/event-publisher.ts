@@ -13,7 +13,7 @@ import type { Producer } from 'kafkajs';
 import type { EventStore, EventSubscription, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { idempotentProducer, type KafkaLink } from './kafka-client';
-import { LeasedWorker, type LeasedWorkerOptions } from './leased-worker';
+import { LeasedWorker, type LeasedWorkerOptions } from '../jobs/leased-worker';
 import { byTopic, eventMessages, planSends } from './messages';
 
 export const EVENTS_LEASE = 'kafka:events';

@@ -9,7 +9,7 @@ import type { Producer } from 'kafkajs';
 import type { ProjectionOutbox, OutboxRow } from '../outbox/outbox';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { idempotentProducer, type KafkaLink } from './kafka-client';
-import { LeasedWorker, type LeasedWorkerOptions } from './leased-worker';
+import { LeasedWorker, type LeasedWorkerOptions } from '../jobs/leased-worker';
 import { byTopic, outboxMessage, planSends } from './messages';
 import { projectionTopic } from './topics';
 import { MAX_SEND_BYTES } from './event-publisher';

@@ -17,6 +17,7 @@ export const STREAM_MODULES: ReadonlyArray<readonly [prefix: string, module: str
   ['ai-wallet-', 'ai-wallets'],
   ['agentic-memory-', 'agentic-memory'],
   ['commerce-', 'commerce'],
+  ['billing-', 'billing'],
   ['notifications-', 'notifications'],
   ['audit-', 'audit'],
 ];

@@ -4,6 +4,7 @@
  * in the projector's transaction. Portable across SQLite and PostgreSQL.
  */
 import type { EntityManager } from 'typeorm';
+import { pageLimit, rawPage, rawPageAfter, type LimitRule } from '../http/pagination';
 import { portableSql } from './read-model.datasource';
 
 export interface JsonRecordTable<R> {
@@ -48,3 +49,33 @@ export async function patchRecord<R extends object>(tx: EntityManager, t: JsonRe
 }
 
 const column = (v: unknown): string | number | null => (v === undefined || v === null ? null : typeof v === 'number' ? v : typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * One keyset page of a JSON-record table (the platform's pagination, src/platform/http/pagination.ts): rows of
+ * `where` (parameterized clauses), newest first by the `position` column (the creating event's, zero-padded). The
+ * cursor's scope names the list and its filters; a cursor of another scope is a 400.
+ */
+export async function recordPage<R>(
+  db: { reader: { query(sql: string, params: unknown[]): Promise<unknown> }; sql(text: string): string },
+  table: string,
+  where: Array<[string, unknown]>,
+  query: { limit?: string; cursor?: string },
+  rule: LimitRule,
+  scope: string,
+): Promise<{ records: R[]; limit: number; next_cursor?: string }> {
+  if (!IDENT.test(table)) throw new Error(`not an identifier: ${table}`);
+  const limit = pageLimit(query.limit, rule);
+  const after = rawPageAfter(query.cursor, scope);
+  const clauses = where.map(([c]) => c);
+  const params = where.map(([, v]) => v);
+  if (after) {
+    clauses.push('position < ?');
+    params.push(after);
+  }
+  const rows = (await db.reader.query(db.sql(`SELECT record, position FROM ${table} WHERE ${clauses.length ? clauses.join(' AND ') : '1 = 1'} ORDER BY position DESC LIMIT ?`), [...params, limit + 1])) as Array<{
+    record: string;
+    position: string;
+  }>;
+  const { rows: taken, next_cursor } = rawPage(rows, limit, (r) => r.position, scope);
+  return { records: taken.map((r) => JSON.parse(r.record) as R), limit, ...(next_cursor ? { next_cursor } : {}) };
+}

@@ -66,7 +66,31 @@ export type BillingEvent =
     }
   | { type: 'BillingPeriodClosed'; data: { closed: BillingPeriod; expired: Draw[]; next: BillingPeriod; allowance: LotRecord; renewals: LotRecord[]; ended: string[]; paid_uncovered: string } }
   | { type: 'BillingSubscriptionStarted'; data: { subscription: Subscription; lot: LotRecord; paid_uncovered: string } }
-  | { type: 'BillingSubscriptionCancelRequested'; data: { product_code: string; at: string } };
+  | { type: 'BillingSubscriptionCancelRequested'; data: { product_code: string; at: string } }
+  | { type: 'BillingTopupRequested'; data: { topup: Topup } }
+  | { type: 'BillingTopupSettled'; data: { topup_id: string; rail_reference: string; lot: LotRecord; paid_uncovered: string; at: string } }
+  | { type: 'BillingTopupFailed'; data: { topup_id: string; rail_reference: string; at: string } }
+  | { type: 'BillingTopupFlagged'; data: { topup_id: string; rail_reference: string; at: string } };
+
+/**
+ * A top-up: a TOPUP product bought through the payment rail. Its credits are granted only when the rail reports the
+ * payment SETTLED; a report that reverses a settled payment (a chargeback) flags it for review (REVIEW_REQUIRED) and
+ * never takes the credits back by itself: a person decides, with an adjustment if need be.
+ */
+export const TOPUP_STATUSES = ['PENDING', 'SETTLED', 'FAILED', 'REVIEW_REQUIRED'] as const;
+export type TopupStatus = (typeof TOPUP_STATUSES)[number];
+export const RAIL_OUTCOMES = ['SETTLED', 'FAILED', 'REVERSED'] as const;
+export type RailOutcome = (typeof RAIL_OUTCOMES)[number];
+export interface Topup {
+  topup_id: string;
+  product_code: string;
+  credit_units: string;
+  amount_minor: number;
+  currency: string;
+  status: TopupStatus;
+  requested_at: string;
+  by_profile_uuid: string;
+}
 
 export interface BillingAccountState {
   account: { account_id: string; tenant_uuid: string; currency: string } | null;
@@ -78,17 +102,31 @@ export interface BillingAccountState {
   /** This period's rated usage. */
   period_usage: { credits: bigint; events: number };
   subscriptions: Record<string, Subscription>;
+  /** Each top-up's status and the credits it buys. */
+  topups: Record<string, { status: TopupStatus; credit_units: string }>;
   version: number;
 }
 
+export type RateUsage = { kind: 'RateUsage'; source_event_id: string; source_position: bigint; source_type: string; occurred_at: string; credits: string; rate_card_version: number; free_allowance: string };
 export type BillingCommand =
-  | { kind: 'OpenAccount'; tenant_uuid: string; currency: string; free_allowance: string }
-  | { kind: 'RateUsage'; source_event_id: string; source_position: bigint; source_type: string; occurred_at: string; credits: string; rate_card_version: number; free_allowance: string }
+  /** Opens the account in the period holding `at` (default: now); a no-op when it is open. */
+  | { kind: 'OpenAccount'; tenant_uuid: string; currency: string; free_allowance: string; at?: string }
+  | RateUsage
+  /** The rater's batch: each usage in log order, as RateUsage would one by one, in one append. */
+  | { kind: 'RateUsages'; usages: RateUsage[] }
+  | { kind: 'RequestTopup'; topup: Omit<Topup, 'status' | 'requested_at'> }
+  | { kind: 'ReportTopupPayment'; topup_id: string; outcome: RailOutcome; rail_reference: string }
   | { kind: 'GrantCredits'; lot_id: string; pool: Pool; source: string; credits: string; expires_at: string | null; reason: string | null; by_profile_uuid: string | null }
   | { kind: 'DebitCredits'; adjustment_id: string; credits: string; reason: string; by_profile_uuid: string }
   | { kind: 'ClosePeriod'; free_allowance: string }
   | { kind: 'StartSubscription'; product_code: string; credit_units: string; trial: boolean }
   | { kind: 'CancelSubscription'; product_code: string };
+
+export class TopupNotFound extends PlatformError {
+  constructor() {
+    super('NOT_FOUND', 'No such top-up.');
+  }
+}
 
 export class BillingAccountNotFound extends PlatformError {
   constructor() {
@@ -103,7 +141,7 @@ const record = (l: Omit<LotRecord, 'granted' | 'remaining'> & { granted: bigint;
 export const creditsRequired = (s: Pick<BillingAccountState, 'lots' | 'uncovered'>): boolean => s.uncovered > 0n || s.lots.every((l) => l.remaining <= 0n);
 
 function initialState(): BillingAccountState {
-  return { account: null, period: { started_at: '', ends_at: '' }, lots: [], uncovered: 0n, rated_position: -1n, period_usage: { credits: 0n, events: 0 }, subscriptions: {}, version: -1 };
+  return { account: null, period: { started_at: '', ends_at: '' }, lots: [], uncovered: 0n, rated_position: -1n, period_usage: { credits: 0n, events: 0 }, subscriptions: {}, topups: {}, version: -1 };
 }
 
 const applyDraws = (lots: CreditLot[], draws: Draw[]): CreditLot[] =>
@@ -159,7 +197,44 @@ function evolve(state: BillingAccountState, event: BillingEvent): BillingAccount
       const code = event.data.product_code;
       return { ...s, subscriptions: { ...s.subscriptions, [code]: { ...s.subscriptions[code], cancel_at_period_end: true } } };
     }
+    case 'BillingTopupRequested':
+      return { ...s, topups: { ...s.topups, [event.data.topup.topup_id]: { status: 'PENDING', credit_units: event.data.topup.credit_units } } };
+    case 'BillingTopupSettled':
+      return { ...s, topups: withStatus(s.topups, event.data.topup_id, 'SETTLED'), lots: [...s.lots, lotOf(event.data.lot)], uncovered: s.uncovered - parseDecimal(event.data.paid_uncovered) };
+    case 'BillingTopupFailed':
+      return { ...s, topups: withStatus(s.topups, event.data.topup_id, 'FAILED') };
+    case 'BillingTopupFlagged':
+      return { ...s, topups: withStatus(s.topups, event.data.topup_id, 'REVIEW_REQUIRED') };
   }
+}
+
+const withStatus = (topups: BillingAccountState['topups'], id: string, status: TopupStatus): BillingAccountState['topups'] => ({ ...topups, [id]: { ...topups[id], status } });
+
+/** A top-up's lot: non-expiring, in the topups pool, named after the top-up (a repeated report grants nothing twice). */
+export const topupLotId = (account_id: string, topup_id: string): string => lotIdOf(account_id, `TOPUP:${topup_id}`);
+
+/** One usage rated on the state: the periods it closes first, then its BillingUsageRated; none when already rated. */
+function rateOne(command: RateUsage, state: BillingAccountState, account_id: string): BillingEvent[] {
+  // Exactly once: a source event at or below what was rated is already in.
+  if (command.source_position <= state.rated_position) return [];
+  const events: BillingEvent[] = [];
+  let current = state;
+  // An event at or after the period's end belongs to a later period: close up to it first.
+  while (Date.parse(command.occurred_at) >= Date.parse(current.period.ends_at)) {
+    const { event, after } = closeOf(current, account_id, parseDecimal(command.free_allowance));
+    events.push(event);
+    current = after;
+  }
+  const credits = parseDecimal(command.credits);
+  const { draws, uncovered } = draw(current.lots, credits, command.occurred_at);
+  events.push({
+    type: 'BillingUsageRated',
+    data: {
+      source_event_id: command.source_event_id, source_position: command.source_position.toString(), source_type: command.source_type, rate_card_version: command.rate_card_version,
+      credits: formatPlain(credits), draws, uncovered_added: formatPlain(uncovered), at: command.occurred_at,
+    },
+  });
+  return events;
 }
 
 /** A grant of `credits` first pays off what is uncovered; the lot keeps the rest. */
@@ -196,34 +271,50 @@ function decide(command: BillingCommand, state: BillingAccountState, ctx: Decide
   if (command.kind === 'OpenAccount') {
     if (state.account) return [];
     const account_id = accountIdOf(command.tenant_uuid);
-    const period = periodOf(now);
-    const allowance = record({ lot_id: lotIdOf(account_id, 'ALLOWANCE', period.started_at), pool: 'allowance', source: 'ALLOWANCE', granted: parseDecimal(command.free_allowance), remaining: parseDecimal(command.free_allowance), granted_at: now, expires_at: period.ends_at });
+    const period = periodOf(command.at ?? now);
+    const allowance = record({ lot_id: lotIdOf(account_id, 'ALLOWANCE', period.started_at), pool: 'allowance', source: 'ALLOWANCE', granted: parseDecimal(command.free_allowance), remaining: parseDecimal(command.free_allowance), granted_at: command.at ?? now, expires_at: period.ends_at });
     return [{ type: 'BillingAccountOpened', data: { account_id, tenant_uuid: command.tenant_uuid, currency: command.currency, period, allowance } }];
   }
   const account = state.account;
   if (!account) throw new BillingAccountNotFound();
   switch (command.kind) {
-    case 'RateUsage': {
-      // Exactly once: a source event at or below what was rated is already in.
-      if (command.source_position <= state.rated_position) return [];
+    case 'RateUsage':
+      return rateOne(command, state, account.account_id);
+    case 'RateUsages': {
       const events: BillingEvent[] = [];
       let current = state;
-      // An event at or after the period's end belongs to a later period: close up to it first.
-      while (Date.parse(command.occurred_at) >= Date.parse(current.period.ends_at)) {
-        const { event, after } = closeOf(current, account.account_id, parseDecimal(command.free_allowance));
-        events.push(event);
-        current = after;
+      for (const usage of command.usages) {
+        for (const e of rateOne(usage, current, account.account_id)) {
+          events.push(e);
+          current = evolve(current, e);
+        }
       }
-      const credits = parseDecimal(command.credits);
-      const { draws, uncovered } = draw(current.lots, credits, command.occurred_at);
-      events.push({
-        type: 'BillingUsageRated',
-        data: {
-          source_event_id: command.source_event_id, source_position: command.source_position.toString(), source_type: command.source_type, rate_card_version: command.rate_card_version,
-          credits: formatPlain(credits), draws, uncovered_added: formatPlain(uncovered), at: command.occurred_at,
-        },
-      });
       return events;
+    }
+    case 'RequestTopup': {
+      if (state.topups[command.topup.topup_id]) return [];
+      return [{ type: 'BillingTopupRequested', data: { topup: { ...command.topup, status: 'PENDING', requested_at: now } } }];
+    }
+    case 'ReportTopupPayment': {
+      const topup = state.topups[command.topup_id];
+      if (!topup) throw new TopupNotFound();
+      const status = topup.status;
+      const { outcome, rail_reference, topup_id } = command;
+      // Reports repeat and arrive late: one that changes nothing is a no-op; one that contradicts a final state a conflict.
+      if (outcome === 'SETTLED') {
+        if (status === 'SETTLED' || status === 'REVIEW_REQUIRED') return [];
+        if (status === 'FAILED') throw new StateConflict('The top-up’s payment failed; a settlement cannot follow.', { details: [{ field: 'outcome', issue: 'top-up FAILED' }] });
+        const { lot, paid } = grant(state, { lot_id: topupLotId(account.account_id, topup_id), pool: 'topups', source: `TOPUP:${topup_id}`, granted_at: now, expires_at: null }, parseDecimal(topup.credit_units));
+        return [{ type: 'BillingTopupSettled', data: { topup_id, rail_reference, lot, paid_uncovered: formatPlain(paid), at: now } }];
+      }
+      if (outcome === 'FAILED') {
+        if (status === 'FAILED') return [];
+        if (status !== 'PENDING') throw new StateConflict('The top-up settled; a reversal is reported as REVERSED.', { details: [{ field: 'outcome', issue: `top-up ${status}` }] });
+        return [{ type: 'BillingTopupFailed', data: { topup_id, rail_reference, at: now } }];
+      }
+      if (status === 'REVIEW_REQUIRED') return [];
+      if (status !== 'SETTLED') throw new StateConflict('Only a settled top-up can be reversed.', { details: [{ field: 'outcome', issue: `top-up ${status}` }] });
+      return [{ type: 'BillingTopupFlagged', data: { topup_id, rail_reference, at: now } }];
     }
     case 'GrantCredits': {
       if (state.lots.some((l) => l.lot_id === command.lot_id)) return [];
@@ -232,7 +323,7 @@ function decide(command: BillingCommand, state: BillingAccountState, ctx: Decide
     }
     case 'DebitCredits': {
       const { draws, uncovered } = draw(state.lots, parseDecimal(command.credits), now);
-      return [{ type: 'BillingCreditsDebited', data: { adjustment_id: command.adjustment_id, credits: command.credits, draws, uncovered_added: formatPlain(uncovered), reason: command.reason, by_profile_uuid: command.by_profile_uuid, at: now } }];
+      return [{ type: 'BillingCreditsDebited', data: { adjustment_id: command.adjustment_id, credits: formatPlain(parseDecimal(command.credits)), draws, uncovered_added: formatPlain(uncovered), reason: command.reason, by_profile_uuid: command.by_profile_uuid, at: now } }];
     }
     case 'ClosePeriod':
       if (ctx.now.getTime() < Date.parse(state.period.ends_at)) return [];

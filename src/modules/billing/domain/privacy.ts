@@ -17,6 +17,10 @@ export const BILLING_EVENT_CLASSES = declareEventClasses<BillingEvent>('billing'
   BillingPeriodClosed: { closed: 'internal', expired: 'internal', next: 'internal', allowance: 'internal', renewals: 'internal', ended: 'internal', paid_uncovered: 'internal' },
   BillingSubscriptionStarted: { subscription: 'internal', lot: 'internal', paid_uncovered: 'internal' },
   BillingSubscriptionCancelRequested: { product_code: 'internal', at: 'internal' },
+  BillingTopupRequested: { topup: 'internal' },
+  BillingTopupSettled: { topup_id: 'internal', rail_reference: 'internal', lot: 'internal', paid_uncovered: 'internal', at: 'internal' },
+  BillingTopupFailed: { topup_id: 'internal', rail_reference: 'internal', at: 'internal' },
+  BillingTopupFlagged: { topup_id: 'internal', rail_reference: 'internal', at: 'internal' },
 });
 
 export const CATALOG_EVENT_CLASSES = declareEventClasses<CatalogEvent>('billing', {

@@ -4,6 +4,7 @@
  * workspace_uuid, version, status or state, created, updated, and `actions` (what can be done now and what it needs).
  */
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { pageOf } from '../../../platform/http/openapi';
 import { HEX32_ID, SHA256_HEX } from '../../../platform/http/api-properties';
 import { INVOICE_CANCEL_REASONS, INVOICE_EXCEPTIONS, INVOICE_STATUSES, PAYMENT_STATES } from '../domain/invoice-records';
 import { MERCHANT_STATUSES, MERCHANT_TRANSITIONS } from '../domain/merchant';
@@ -188,15 +189,6 @@ export class CommerceSettlementIntentResponse {
   @ApiProperty({ type: [CommerceActionResponse] }) actions!: CommerceActionResponse[];
 }
 
-const pageOf = <T>(item: new () => T, name: string) => {
-  @ApiSchema({ name })
-  class Page {
-    @ApiProperty({ type: [item] }) items!: T[];
-    @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 200 }) limit!: number;
-    @ApiPropertyOptional({ description: 'Opaque; omitted when the list is complete.' }) next_cursor?: string;
-  }
-  return Page;
-};
 
 export const CommerceMerchantPageResponse = pageOf(CommerceMerchantResponse, 'CommerceMerchantPage');
 export const CommerceProductPageResponse = pageOf(CommerceProductResponse, 'CommerceProductPage');

@@ -1,14 +1,14 @@
 /**
- * A Kafka job under a lease in projection_checkpoints, on the platform's one lease loop (src/platform/projections/
- * lease-loop.ts, which the projectors and the matching engines use too): the lease row's position is where the job
- * resumes. Subclasses do the work in `work`, and advance the position with `advance` inside the transaction that
+ * A job under a lease in projection_checkpoints (the Kafka publisher and relay, the billing rater), on the platform's
+ * one lease loop (src/platform/projections/lease-loop.ts, which the projectors and the matching engines use too): the
+ * lease row's position is where the job resumes. Subclasses do the work in `work`, and advance the position with `advance` inside the transaction that
  * also proves they still own the lease.
  */
 import type { EntityManager } from 'typeorm';
 import { CheckpointStore } from '../projections/checkpoint.store';
 import { LeaseLoop, type LeaseState } from '../projections/lease-loop';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
-import type { KafkaLogger } from './kafka-client';
+import type { KafkaLogger } from '../kafka/kafka-client';
 import type { LeaseOwnerIdentity } from '../projections/node-identity';
 
 export type WorkerState = LeaseState;

@@ -1,12 +1,12 @@
 /**
- * How commerce's routes answer a command: run it, then read its record back once the read models hold the command's
+ * How a module's routes answer a command: run it, then read its record back once the read models hold the command's
  * writes (the platform's read-your-writes, ProjectionRunner.readBack), or 202 with the record's id if they have not
- * caught up in time. One helper for the commerce, transfer and key-directory controllers.
+ * caught up in time. One helper for every controller that answers so (commerce, transfers, billing).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
-import { ProjectionRunner } from '../../platform/projections/projection-runner';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
+import { ProjectionRunner } from '../projections/projection-runner';
 
 @Injectable()
 export class CommandAnswers {

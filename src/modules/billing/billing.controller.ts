@@ -1,0 +1,164 @@
+/**
+ * Billing routes (`/api/v1/billing/…`, PLATFORM.md section 6: account, products, usage, subscriptions, top-ups,
+ * adjustments). A command's answer is its record read back once the read models hold the command's writes
+ * (read-your-writes); if they have not caught up in time, 202 with the record's id.
+ */
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CommandAnswers } from '../../platform/http/command-answers';
+import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
+import { AdjustCredits, CancelSubscription, DefineBillingProduct, ReportTopupPayment, RequestTopup, RetireBillingProduct, StartSubscription } from './commands';
+import {
+  BillingAdjustmentRequest, BillingListQuery, BillingScopeQuery, BillingTenantRequest, BillingUsageQuery, DefineBillingProductRequest, ProductCodeParam, RequestBillingTopupRequest,
+  StartBillingSubscriptionRequest, TopupParam, BillingTopupRailReport,
+} from './dto/billing.dto';
+import {
+  BillingAccountResponse, BillingAdjustmentPageResponse, BillingAdjustmentResponse, BillingCommandReceipt, BillingProductCatalogResponse, BillingProductResponse, BillingSubscriptionListResponse,
+  BillingSubscriptionResponse, BillingTopupPageResponse, BillingTopupResponse, BillingUsageResponse,
+} from './dto/responses.dto';
+import {
+  GetBillingAccount, GetBillingAdjustment, GetBillingCatalog, GetBillingProduct, GetBillingSubscription, GetBillingTopup, GetBillingUsage, ListBillingAdjustments, ListBillingSubscriptions,
+  ListBillingTopups,
+} from './queries';
+
+@ApiTags('billing')
+@Controller('api/v1/billing')
+export class BillingController {
+  constructor(
+    private readonly queryBus: QueryBus,
+    private readonly answers: CommandAnswers,
+  ) {}
+
+  @Get('account')
+  @ApiOperation({ summary: 'Your tenant\'s billing account: credits by pool, the period, usage rated so far, subscriptions (tenant_uuid: another tenant you hold a role in).' })
+  @ApiErrors(404)
+  @ApiOkResponse({ type: BillingAccountResponse })
+  account(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetBillingAccount(principal, query.tenant_uuid));
+  }
+
+  @Get('usage')
+  @ApiOperation({ summary: 'A period\'s usage rated from the event log, with its reconciliation (checked, posted, pending).' })
+  @ApiErrors(404)
+  @ApiOkResponse({ type: BillingUsageResponse })
+  usage(@Query() query: BillingUsageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetBillingUsage(principal, query));
+  }
+
+  // Products ------------------------------------------------------------------------------------------------------
+
+  @Get('products')
+  @ApiOperation({ summary: 'The product catalogue: plans, top-ups, the free allowance every account gets, the currency.' })
+  @ApiOkResponse({ type: BillingProductCatalogResponse })
+  products(): Promise<object> {
+    return this.queryBus.execute(new GetBillingCatalog());
+  }
+
+  @Get('products/:code')
+  @ApiOperation({ summary: 'One product (also a retired one).' })
+  @ApiOkResponse({ type: BillingProductResponse })
+  product(@Param() p: ProductCodeParam): Promise<object> {
+    return this.queryBus.execute(new GetBillingProduct(p.code));
+  }
+
+  @Post('products')
+  @ApiOperation({ summary: 'Define a product (platform admins): a PLAN granting credits every interval, or a TOPUP of non-expiring credits.' })
+  @ApiCreatedResponse({ type: BillingProductResponse })
+  @ApiPendingReadBack(BillingCommandReceipt)
+  defineProduct(@Body() body: DefineBillingProductRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.answers.act(new DefineBillingProduct(principal, body), (code) => new GetBillingProduct(code));
+  }
+
+  @Post('products/:code/retire')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stop selling a product (platform admins); running subscriptions keep it until cancelled.' })
+  @ApiOkResponse({ type: BillingProductResponse })
+  @ApiPendingReadBack(BillingCommandReceipt)
+  retireProduct(@Param() p: ProductCodeParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.answers.act(new RetireBillingProduct(principal, p.code), (code) => new GetBillingProduct(code));
+  }
+
+  // Subscriptions -------------------------------------------------------------------------------------------------
+
+  @Get('subscriptions')
+  @ApiOperation({ summary: 'Your tenant\'s subscriptions.' })
+  @ApiErrors(404)
+  @ApiOkResponse({ type: BillingSubscriptionListResponse })
+  subscriptions(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListBillingSubscriptions(principal, query.tenant_uuid));
+  }
+
+  @Post('subscriptions')
+  @ApiOperation({ summary: 'Subscribe to a plan (tenant owner or admin): its credits are granted now and at every period boundary until cancelled.' })
+  @ApiErrors(404)
+  @ApiCreatedResponse({ type: BillingSubscriptionResponse })
+  @ApiPendingReadBack(BillingCommandReceipt)
+  subscribe(@Body() body: StartBillingSubscriptionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.answers.act(new StartSubscription(principal, body), (code) => new GetBillingSubscription(principal, body.tenant_uuid, code));
+  }
+
+  @Post('subscriptions/:code/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a subscription at the end of the period (tenant owner or admin); its credits last until then.' })
+  @ApiOkResponse({ type: BillingSubscriptionResponse })
+  @ApiPendingReadBack(BillingCommandReceipt)
+  cancel(@Param() p: ProductCodeParam, @Body() body: BillingTenantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.answers.act(new CancelSubscription(principal, p.code, body.tenant_uuid), (code) => new GetBillingSubscription(principal, body.tenant_uuid, code));
+  }
+
+  // Top-ups -------------------------------------------------------------------------------------------------------
+
+  @Get('topups')
+  @ApiOperation({ summary: 'Your tenant\'s top-ups, newest first.' })
+  @ApiErrors(404)
+  @ApiOkResponse({ type: BillingTopupPageResponse })
+  topups(@Query() query: BillingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListBillingTopups(principal, query));
+  }
+
+  @Get('topups/:topup_id')
+  @ApiOperation({ summary: 'One top-up.' })
+  @ApiOkResponse({ type: BillingTopupResponse })
+  topup(@Param() p: TopupParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetBillingTopup(principal, p.topup_id));
+  }
+
+  @Post('topups')
+  @ApiOperation({ summary: 'Buy a top-up (tenant owner or admin): PENDING until the payment rail reports it SETTLED, when its credits are granted.' })
+  @ApiErrors(404)
+  @ApiCreatedResponse({ type: BillingTopupResponse })
+  @ApiPendingReadBack(BillingCommandReceipt)
+  requestTopup(@Body() body: RequestBillingTopupRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.answers.act(new RequestTopup(principal, body), (id) => new GetBillingTopup(principal, id));
+  }
+
+  @Post('admin/topups/:topup_id/rail')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'The payment rail\'s report on a top-up (platform admins; the simulated rail\'s callback): SETTLED, FAILED or REVERSED.' })
+  @ApiOkResponse({ type: BillingTopupResponse })
+  @ApiPendingReadBack(BillingCommandReceipt)
+  railReport(@Param() p: TopupParam, @Body() body: BillingTopupRailReport, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.answers.act(new ReportTopupPayment(principal, p.topup_id, body), (id) => new GetBillingTopup(principal, id));
+  }
+
+  // Adjustments ---------------------------------------------------------------------------------------------------
+
+  @Get('adjustments')
+  @ApiOperation({ summary: 'Your tenant\'s adjustments, newest first.' })
+  @ApiErrors(404)
+  @ApiOkResponse({ type: BillingAdjustmentPageResponse })
+  adjustments(@Query() query: BillingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListBillingAdjustments(principal, query));
+  }
+
+  @Post('adjustments')
+  @ApiOperation({ summary: 'Grant (CREDIT, optionally expiring) or take (DEBIT) credits by hand, with a reason (tenant owner or admin, platform admins).' })
+  @ApiErrors(404)
+  @ApiCreatedResponse({ type: BillingAdjustmentResponse })
+  @ApiPendingReadBack(BillingCommandReceipt)
+  adjust(@Body() body: BillingAdjustmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.answers.act(new AdjustCredits(principal, body), (id) => new GetBillingAdjustment(principal, id));
+  }
+}

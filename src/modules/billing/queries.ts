@@ -1,0 +1,206 @@
+/**
+ * Billing reads, from the billing read models: the account (as the seeds' BillingAccount), the catalogue, a period's
+ * usage with its reconciliation, subscriptions, top-ups and adjustments. A tenant that has not used anything yet has
+ * no account stream: its account is shown as it will open (the free allowance of the current period).
+ */
+import { Inject } from '@nestjs/common';
+import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import type { Principal } from '../../platform/auth/principal';
+import { CLOCK, type Clock } from '../../platform/clock';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
+import { formatPlain, parseDecimal } from '../../platform/decimal/fixed18';
+import { PlatformError } from '../../platform/errors';
+import { readRecord, recordPage } from '../../platform/read-model/json-records';
+import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { ACCOUNTS, ADJUSTMENTS, TOPUPS, type AdjustmentRecord, type TopupRecord } from '../../../projections/billing-accounts/billing-accounts.read-model';
+import { BILLING_PRODUCTS, type ProductRecord } from '../../../projections/billing-products/billing-products.read-model';
+import { billingAccountDecider, periodOf, TopupNotFound, type BillingAccountState, type BillingPeriod } from './domain/account';
+import { accountView, loadState, type BillingAccountView } from './domain/account-view';
+import type { BillingProduct } from './domain/catalog';
+import { BillingAccess } from './billing-access';
+import { BILLING_PAGE, type BillingListQuery, type BillingUsageQuery } from './dto/billing.dto';
+
+/** The tenant's account state as the read model has it, or as it would open now. */
+async function accountState(db: ReadModelDatabase, config: PlatformConfig, clock: Clock, tenant_uuid: string): Promise<BillingAccountState> {
+  const row = await readRecord(db.reader.manager, ACCOUNTS, tenant_uuid);
+  if (row) return loadState(row.state);
+  let state = billingAccountDecider.initialState();
+  for (const e of billingAccountDecider.decide({ kind: 'OpenAccount', tenant_uuid, currency: config.billingCurrency, free_allowance: config.billingFreeAllowanceCredits }, state, { now: clock(), newId: () => '' })) {
+    state = billingAccountDecider.evolve(state, e);
+  }
+  return { ...state, version: -1 };
+}
+
+/** A period's reconciliation numbers: billable events the rater examined, usage on the account. */
+async function usageOf(db: ReadModelDatabase, tenant_uuid: string, period: BillingPeriod): Promise<{ credits: string; posted: number; checked: number }> {
+  const [usage]: Array<{ credits: string; events: string | number }> = await db.reader.query(db.sql('SELECT credits, events FROM billing_usage_periods WHERE tenant_uuid = ? AND period_started_at = ?'), [tenant_uuid, period.started_at]);
+  const [checks]: Array<{ checked: string | number }> = await db.reader.query(db.sql('SELECT checked FROM billing_rating_checks WHERE tenant_uuid = ? AND period_started_at = ?'), [tenant_uuid, period.started_at]);
+  return { credits: usage ? formatPlain(parseDecimal(usage.credits)) : '0', posted: Number(usage?.events ?? 0), checked: Number(checks?.checked ?? 0) };
+}
+
+export class GetBillingAccount {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string | undefined) {}
+}
+
+@QueryHandler(GetBillingAccount)
+export class GetBillingAccountHandler implements IQueryHandler<GetBillingAccount, BillingAccountView> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
+
+  async execute({ principal, tenant_uuid }: GetBillingAccount): Promise<BillingAccountView> {
+    const tenant = await this.access.tenant(principal, tenant_uuid, 'read');
+    const state = await accountState(this.db, this.config, this.clock, tenant);
+    const { checked } = await usageOf(this.db, tenant, state.period);
+    return accountView(state, this.clock().toISOString(), checked);
+  }
+}
+
+export class GetBillingUsage {
+  constructor(readonly principal: Principal, readonly query: BillingUsageQuery) {}
+}
+
+@QueryHandler(GetBillingUsage)
+export class GetBillingUsageHandler implements IQueryHandler<GetBillingUsage> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
+
+  async execute({ principal, query }: GetBillingUsage): Promise<object> {
+    const tenant = await this.access.tenant(principal, query.tenant_uuid, 'read');
+    const period = query.period ? periodOf(`${query.period}-01T00:00:00.000Z`) : (await accountState(this.db, this.config, this.clock, tenant)).period;
+    const { credits, posted, checked } = await usageOf(this.db, tenant, period);
+    const pending = Math.max(0, checked - posted);
+    return { period, rated_usage_credits: credits, usage_events: posted, pending_usage_events: pending, reconciliation: { mode: 'INGEST_TIME', checked, posted, pending } };
+  }
+}
+
+const productView = ({ retired: _retired, ...p }: ProductRecord): BillingProduct => p;
+
+export class GetBillingCatalog {}
+
+@QueryHandler(GetBillingCatalog)
+export class GetBillingCatalogHandler implements IQueryHandler<GetBillingCatalog> {
+  constructor(private readonly db: ReadModelDatabase, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
+
+  async execute(): Promise<object> {
+    const rows: Array<{ record: string }> = await this.db.reader.query(this.db.sql("SELECT record FROM billing_products WHERE retired = 'false' ORDER BY position"), []);
+    const products = rows.map((r) => productView(JSON.parse(r.record) as ProductRecord));
+    return {
+      plans: products.filter((p) => p.product_type === 'PLAN'),
+      topups: products.filter((p) => p.product_type === 'TOPUP'),
+      free_allowance_credits: formatPlain(parseDecimal(this.config.billingFreeAllowanceCredits)),
+      currency: this.config.billingCurrency,
+    };
+  }
+}
+
+export class GetBillingProduct {
+  constructor(readonly code: string) {}
+}
+
+@QueryHandler(GetBillingProduct)
+export class GetBillingProductHandler implements IQueryHandler<GetBillingProduct> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ code }: GetBillingProduct): Promise<BillingProduct> {
+    const record = await readRecord(this.db.reader.manager, BILLING_PRODUCTS, code);
+    if (!record) throw new PlatformError('NOT_FOUND', `No product ${code}.`);
+    return productView(record);
+  }
+}
+
+export class ListBillingSubscriptions {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string | undefined) {}
+}
+
+@QueryHandler(ListBillingSubscriptions)
+export class ListBillingSubscriptionsHandler implements IQueryHandler<ListBillingSubscriptions> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
+
+  async execute({ principal, tenant_uuid }: ListBillingSubscriptions): Promise<object> {
+    const tenant = await this.access.tenant(principal, tenant_uuid, 'read');
+    const view = accountView(await accountState(this.db, this.config, this.clock, tenant), this.clock().toISOString(), 0);
+    return { account_id: view.account_id, items: view.subscriptions };
+  }
+}
+
+export class GetBillingSubscription {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string | undefined, readonly product_code: string) {}
+}
+
+@QueryHandler(GetBillingSubscription)
+export class GetBillingSubscriptionHandler implements IQueryHandler<GetBillingSubscription> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
+
+  async execute({ principal, tenant_uuid, product_code }: GetBillingSubscription): Promise<object> {
+    const tenant = await this.access.tenant(principal, tenant_uuid, 'read');
+    const view = accountView(await accountState(this.db, this.config, this.clock, tenant), this.clock().toISOString(), 0);
+    const sub = view.subscriptions.find((s) => s.product_code === product_code);
+    if (!sub) throw new PlatformError('NOT_FOUND', `No subscription to ${product_code}.`);
+    return sub;
+  }
+}
+
+export class GetBillingTopup {
+  constructor(readonly principal: Principal, readonly topup_id: string) {}
+}
+
+@QueryHandler(GetBillingTopup)
+export class GetBillingTopupHandler implements IQueryHandler<GetBillingTopup> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+
+  async execute({ principal, topup_id }: GetBillingTopup): Promise<TopupRecord> {
+    const record = await readRecord(this.db.reader.manager, TOPUPS, topup_id);
+    if (!record) throw new TopupNotFound();
+    await this.access.tenant(principal, record.tenant_uuid, 'read').catch(() => {
+      throw new TopupNotFound();
+    });
+    return record;
+  }
+}
+
+export class ListBillingTopups {
+  constructor(readonly principal: Principal, readonly query: BillingListQuery) {}
+}
+
+@QueryHandler(ListBillingTopups)
+export class ListBillingTopupsHandler implements IQueryHandler<ListBillingTopups> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+
+  async execute({ principal, query }: ListBillingTopups): Promise<object> {
+    const tenant = await this.access.tenant(principal, query.tenant_uuid, 'read');
+    const { records, ...page } = await recordPage<TopupRecord>(this.db, 'billing_topups', [['tenant_uuid = ?', tenant]], query, BILLING_PAGE, JSON.stringify(['topups', tenant]));
+    return { items: records, ...page };
+  }
+}
+
+export class GetBillingAdjustment {
+  constructor(readonly principal: Principal, readonly adjustment_id: string) {}
+}
+
+@QueryHandler(GetBillingAdjustment)
+export class GetBillingAdjustmentHandler implements IQueryHandler<GetBillingAdjustment> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+
+  async execute({ principal, adjustment_id }: GetBillingAdjustment): Promise<AdjustmentRecord> {
+    const notFound = () => new PlatformError('NOT_FOUND', 'No such adjustment.');
+    const record = await readRecord(this.db.reader.manager, ADJUSTMENTS, adjustment_id);
+    if (!record) throw notFound();
+    await this.access.tenant(principal, record.tenant_uuid, 'read').catch(() => {
+      throw notFound();
+    });
+    return record;
+  }
+}
+
+export class ListBillingAdjustments {
+  constructor(readonly principal: Principal, readonly query: BillingListQuery) {}
+}
+
+@QueryHandler(ListBillingAdjustments)
+export class ListBillingAdjustmentsHandler implements IQueryHandler<ListBillingAdjustments> {
+  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+
+  async execute({ principal, query }: ListBillingAdjustments): Promise<object> {
+    const tenant = await this.access.tenant(principal, query.tenant_uuid, 'read');
+    const { records, ...page } = await recordPage<AdjustmentRecord>(this.db, 'billing_adjustments', [['tenant_uuid = ?', tenant]], query, BILLING_PAGE, JSON.stringify(['adjustments', tenant]));
+    return { items: records, ...page };
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The rater (docs/billing.md): one process at a time (lease `billing:rater`) follows the global log from its
+ * checkpoint and turns each billable event (the rate card) into a `BillingUsageRated` on its tenant's account, one
+ * append per account per batch, with the expected revision (CommandExecutor). Then, in one read-model transaction
+ * that also proves the lease, it counts the billable events it examined per account and period (the reconciliation's
+ * `checked`) and moves its checkpoint.
+ *
+ * Exactly once: a crash between the appends and the checkpoint makes the next owner read those events again; the
+ * account's decider ignores a source event at or below the position it already rated, so nothing is rated twice, and
+ * the examination is counted once (its count commits with the checkpoint). The rater never rates its own events
+ * (billing events are not on the card), and a rebuild of the billing read models never rates anything.
+ */
+import type { EntityManager } from 'typeorm';
+import { CommandExecutor } from '../../platform/command/command-executor';
+import { createRequestContext, runWithContext } from '../../platform/context/request-context';
+import type { EventStore, EventSubscription, RecordedEvent } from '../../platform/event-store/event-store.port';
+import { LeasedWorker, type LeasedWorkerOptions } from '../../platform/jobs/leased-worker';
+import { portableSql, type ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { accountStream, billingAccountDecider, periodOf, type RateUsage } from './domain/account';
+import { RATE_CARD_V1, usageFor, type RateCard } from './domain/rate-card';
+
+export const RATER_LEASE = 'billing:rater';
+
+export interface BillingRaterOptions extends LeasedWorkerOptions {
+  freeAllowance: string;
+  currency: string;
+  batchSize?: number;
+  card?: RateCard;
+  /** After a batch's usage is appended, before its checkpoint (tests kill the process here). */
+  onRated?: (rated: { events: number; usages: number; position: bigint }) => void;
+}
+
+export class BillingRater extends LeasedWorker {
+  private subscription: EventSubscription | null = null;
+  private readonly card: RateCard;
+
+  constructor(
+    /** The log as stored (the rater reads types, tenants and positions only: nothing to unseal). */
+    private readonly log: EventStore,
+    db: ReadModelDatabase,
+    private readonly commands: CommandExecutor,
+    private readonly raterOptions: BillingRaterOptions,
+  ) {
+    super(RATER_LEASE, db, raterOptions);
+    this.card = raterOptions.card ?? RATE_CARD_V1;
+  }
+
+  protected async work(from: bigint): Promise<void> {
+    const subscription = this.log.subscribeToAll({ after: from });
+    this.subscription = subscription;
+    try {
+      if (this.stopping) return;
+      for await (const batch of subscription.batches(this.raterOptions.batchSize ?? 500)) {
+        if (this.stopping) break;
+        await this.rate(batch);
+      }
+    } finally {
+      this.subscription = null;
+      await subscription.close();
+    }
+  }
+
+  protected async interrupt(): Promise<void> {
+    await this.subscription?.close();
+  }
+
+  /** Rates one batch of the log (in order) and checkpoints after it. */
+  async rate(batch: RecordedEvent[]): Promise<void> {
+    const byTenant = new Map<string, RateUsage[]>();
+    for (const e of batch) {
+      const usage = usageFor(e, this.card, this.raterOptions.freeAllowance);
+      if (!usage) continue;
+      const list = byTenant.get(usage.tenant_uuid) ?? [];
+      list.push(usage.command);
+      byTenant.set(usage.tenant_uuid, list);
+    }
+    // Accounts are independent streams: their appends go out together (the store orders them).
+    await Promise.all([...byTenant].map(([tenant_uuid, usages]) => this.rateAccount(tenant_uuid, usages)));
+    const usages = [...byTenant.values()].reduce((n, l) => n + l.length, 0);
+    const last = batch[batch.length - 1].position;
+    this.raterOptions.onRated?.({ events: batch.length, usages, position: last });
+    await this.db.transaction(async (tx) => {
+      await countChecked(tx, byTenant);
+      await this.advance(tx, last);
+    });
+    this.advanced(last);
+  }
+
+  private rateAccount(tenant_uuid: string, usages: RateUsage[]): Promise<void> {
+    // The account's events carry its tenant and the first source event as their cause (the audit trail's link).
+    const context = createRequestContext({ tenant_uuid, causation_id: usages[0].source_event_id });
+    return runWithContext(context, async () => {
+      const stream = accountStream(tenant_uuid);
+      const { freeAllowance: free_allowance, currency } = this.raterOptions;
+      await this.commands.execute(stream, billingAccountDecider, { kind: 'OpenAccount', tenant_uuid, currency, free_allowance, at: usages[0].occurred_at });
+      await this.commands.execute(stream, billingAccountDecider, { kind: 'RateUsages', usages });
+    });
+  }
+}
+
+/** The reconciliation's `checked`: billable events examined, per account and period, with the checkpoint. */
+async function countChecked(tx: EntityManager, byTenant: Map<string, RateUsage[]>): Promise<void> {
+  for (const [tenant_uuid, usages] of byTenant) {
+    const perPeriod = new Map<string, number>();
+    for (const u of usages) {
+      const period = periodOf(u.occurred_at).started_at;
+      perPeriod.set(period, (perPeriod.get(period) ?? 0) + 1);
+    }
+    for (const [period, n] of perPeriod) {
+      await tx.query(
+        portableSql(tx, 'INSERT INTO billing_rating_checks (tenant_uuid, period_started_at, checked) VALUES (?, ?, ?) ON CONFLICT (tenant_uuid, period_started_at) DO UPDATE SET checked = billing_rating_checks.checked + ?'),
+        [tenant_uuid, period, n, n],
+      );
+    }
+  }
+}

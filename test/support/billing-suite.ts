@@ -1,0 +1,327 @@
+/**
+ * The billing suite over HTTP on a running app, run on SQLite read models (test/e2e/billing.spec.ts) and on
+ * PostgreSQL (test/integration/billing-postgres.spec.ts): the catalogue, accounts and their pools, usage rated from
+ * the trading events of the log (traced back to them), the 402 gate and its overrun bound, top-ups through the
+ * simulated rail, adjustments, subscriptions and the period close at the boundary — checked in the answers, in the
+ * account stream and in the rows the projectors wrote.
+ */
+import { readMailbox } from '../../src/modules/identity/delivery';
+import { accountStream } from '../../src/modules/billing/domain/account';
+import { BillingJobs } from '../../src/modules/billing/billing-jobs';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
+import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
+import { startTestApp, type TestApp } from './app';
+import { hex32 } from './events';
+import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
+
+const PASSWORD = 'Billing-Password-2026';
+const MTF = '/api/v1/api/v1/mtf';
+
+export interface Reply {
+  status: number;
+  json: any;
+}
+
+export function billingSuite(name: string, env: () => Record<string, string>, cleanup: () => Promise<void> = async () => undefined): void {
+  describe(name, () => {
+    let now = new Date('2026-11-25T10:00:00.000Z');
+    let t: TestApp;
+    let admin: Headers;
+    let db: ReadModelDatabase;
+
+    async function call(method: 'GET' | 'POST', url: string, headers: Headers, payload?: unknown): Promise<Reply> {
+      const r = await t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+      return { status: r.statusCode, json: r.body ? r.json() : undefined };
+    }
+    const rows = (sql: string, params: unknown[] = []): Promise<Array<Record<string, any>>> => db.reader.query(db.sql(sql), params);
+    const store = (): EventStore => t.app.get(EVENT_STORE);
+    const accountEvents = async (tenant: string): Promise<RecordedEvent[]> => store().readStream(accountStream(tenant));
+    /** Waits until the rater has rated the log as it is now and the billing read models show it. */
+    async function rated(): Promise<void> {
+      const head = await store().headPosition();
+      expect(await t.app.get(BillingJobs).raterReached(head, 8000)).toBe(true);
+      expect(await t.app.get(ProjectionRunner).waitFor(await store().headPosition(), undefined, 8000)).toBe(true);
+    }
+
+    /** A person registered into `tenant_uuid`. */
+    async function member(tenant_uuid: string): Promise<{ headers: Headers; profile_uuid: string }> {
+      const email = `bill-${hex32().slice(0, 10)}@example.com`;
+      const reg = await call('POST', '/api/v1/identity/registrations', {}, { account_type: 'personal', first_name: 'B', last_name: 'M', email, password: PASSWORD, terms: { version: '1', accepted: true }, tenant_uuid });
+      expect(reg.status).toBe(201);
+      const [d] = await readMailbox(t.config.dataDir, email);
+      expect((await call('POST', '/api/v1/identity/activations', {}, { token: d.token })).status).toBeLessThan(300);
+      const headers = { authorization: `Bearer ${(await call('POST', '/api/v1/auth/sessions', {}, { email, password: PASSWORD })).json.access_token}` };
+      return { headers, profile_uuid: (await call('GET', '/api/v1/identity/contact', headers)).json.profile_uuid };
+    }
+    /** A tenant of its own: its founder (OWNER, a person of the global tenant) and a member trading in it. */
+    async function tenant(label: string): Promise<{ tenant: string; owner: Headers; trader: Headers; trader_uuid: string }> {
+      const owner = await registerTrader(t);
+      const created = await call('POST', '/api/v1/tenants', owner, { name: label });
+      expect(created.status).toBe(201);
+      const m = await member(created.json.tenant_uuid);
+      return { tenant: created.json.tenant_uuid, owner, trader: m.headers, trader_uuid: m.profile_uuid };
+    }
+    const order = (who: Headers, over: Record<string, unknown> = {}) =>
+      call('POST', `${MTF}/orders`, who, { direction: 'BUY', market: 'BTC-PERP', order_size: '0.010', limit_price: '50000', external_ref: 'YmlsbGluZw', ...over });
+    const account = async (who: Headers, tenant_uuid: string) => {
+      const r = await call('GET', `/api/v1/billing/account?tenant_uuid=${tenant_uuid}`, who);
+      expect(r.status).toBe(200);
+      return r.json;
+    };
+
+    beforeAll(async () => {
+      // One credit per period: ten orders at 0.1 (RATE_CARD_V1) use it up.
+      t = await startTestApp({ ...env(), ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, BILLING_FREE_ALLOWANCE_CREDITS: '1', BILLING_PERIOD_CLOSE_SWEEP_MS: '3600000' }, { clock: () => now });
+      db = t.app.get(ReadModelDatabase);
+      admin = await until(() => adminHeaders(t), (h) => h.authorization !== 'Bearer undefined');
+    });
+    afterAll(async () => {
+      await t?.close();
+      await cleanup();
+    });
+
+    it('catalogue: platform admins define plans and top-ups; the catalogue lists those on sale with the free allowance', async () => {
+      const plan = { code: 'PRO_MONTHLY', name: 'Pro', description: '5 credits every month.', product_type: 'PLAN', amount_minor: 4900, currency: 'USD', credit_units: '5', interval: 'month' };
+      const someone = await registerTrader(t);
+      expect((await call('POST', '/api/v1/billing/products', someone, plan)).json.error.code).toBe('FORBIDDEN');
+      const bad = await call('POST', '/api/v1/billing/products', admin, { ...plan, credit_units: 5, amount_minor: -1 });
+      expect([bad.status, bad.json.error.details.map((d: any) => d.field).sort()]).toEqual([400, ['amount_minor', 'credit_units']]);
+      const { interval: _i, ...noInterval } = plan;
+      expect((await call('POST', '/api/v1/billing/products', admin, noInterval)).json.error.details).toEqual([{ field: 'interval', issue: 'required for a PLAN' }]);
+      expect((await call('POST', '/api/v1/billing/products', admin, { ...plan, currency: 'EUR' })).json.error.details).toEqual([{ field: 'currency', issue: 'must be USD' }]);
+      const created = await call('POST', '/api/v1/billing/products', admin, plan);
+      expect(created.status).toBe(201);
+      expect(created.json).toEqual({ ...plan, product_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect((await call('POST', '/api/v1/billing/products', admin, { ...plan, name: 'Again' })).json.error.code).toBe('STATE_CONFLICT');
+      for (const p of [
+        { code: 'CREDITS_5', name: '5 credits', description: 'Never expire.', product_type: 'TOPUP', amount_minor: 500, currency: 'USD', credit_units: '5' },
+        { code: 'TEAM_MONTHLY', name: 'Team', description: '2 credits every month.', product_type: 'PLAN', amount_minor: 9900, currency: 'USD', credit_units: '2', interval: 'month' },
+        { code: 'OLD_PLAN', name: 'Old', description: 'Retired.', product_type: 'PLAN', amount_minor: 100, currency: 'USD', credit_units: '1', interval: 'month' },
+      ]) {
+        expect((await call('POST', '/api/v1/billing/products', admin, p)).status).toBe(201);
+      }
+      expect((await call('POST', '/api/v1/billing/products/OLD_PLAN/retire', someone, {})).status).toBe(403);
+      expect((await call('POST', '/api/v1/billing/products/OLD_PLAN/retire', admin, {})).status).toBe(200);
+      const catalog = (await call('GET', '/api/v1/billing/products', someone)).json;
+      expect(catalog.plans.map((p: any) => p.code)).toEqual(['PRO_MONTHLY', 'TEAM_MONTHLY']);
+      expect(catalog.topups).toEqual([expect.objectContaining({ code: 'CREDITS_5', product_type: 'TOPUP', credit_units: '5', amount_minor: 500 })]);
+      expect(catalog.topups[0].interval).toBeUndefined();
+      expect([catalog.free_allowance_credits, catalog.currency]).toEqual(['1', 'USD']);
+    });
+
+    it('a new tenant\'s account: the free allowance of the UTC month; members read it, only owners manage, other tenants see nothing', async () => {
+      const a = await tenant('Fresh Co');
+      const view = await account(a.trader, a.tenant);
+      expect(view).toEqual({
+        account_id: expect.stringMatching(/^[0-9a-f]{32}$/), tenant_uuid: a.tenant, status: 'ACTIVE', available_credits: '1', included_credits: '1', rated_usage_credits: '0', uncovered_credits: '0',
+        usage_events: 0, pending_usage_events: 0, period: { started_at: '2026-11-01T00:00:00.000Z', ends_at: '2026-12-01T00:00:00.000Z' },
+        credit_pools: {
+          allowance: { granted_credits: '1', remaining_credits: '1', expires: true, first_expires_at: '2026-12-01T00:00:00.000Z', last_expires_at: '2026-12-01T00:00:00.000Z' },
+          subscriptions: { granted_credits: '0', remaining_credits: '0', expires: false },
+          topups: { granted_credits: '0', remaining_credits: '0', expires: false },
+          adjustments: { granted_credits: '0', remaining_credits: '0', expires: false },
+        },
+        subscriptions: [], settlement_methods: ['SIMULATED_RAIL'], settlement_state: 'CURRENT', version: -1,
+      });
+      expect(view.account_id).not.toBe(a.tenant);
+      // The member's own session tenant is the default; the founder (of the global tenant) names it.
+      expect((await call('GET', '/api/v1/billing/account', a.trader)).json.account_id).toBe(view.account_id);
+      const outsider = await tenant('Other Co');
+      expect((await call('GET', `/api/v1/billing/account?tenant_uuid=${a.tenant}`, outsider.owner)).status).toBe(404);
+      expect((await call('GET', `/api/v1/billing/account?tenant_uuid=${a.tenant}&x=1`, a.owner)).status).toBe(400);
+      const grant = { tenant_uuid: a.tenant, direction: 'CREDIT', credits: '1', reason: 'Welcome credit for the pilot' };
+      expect((await call('POST', '/api/v1/billing/adjustments', a.trader, grant)).json.error.code).toBe('FORBIDDEN');
+      expect((await call('POST', '/api/v1/billing/adjustments', outsider.owner, grant)).json.error.code).toBe('NOT_FOUND');
+    });
+
+    it('usage is rated from the trading log exactly as it happened: each OrderAccepted once, traced to its event, drawn from the allowance', async () => {
+      const a = await tenant('Trading Co');
+      const placed: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await order(a.trader);
+        expect(r.status).toBe(201);
+        placed.push(r.json.response.order_uuid);
+      }
+      await rated();
+      const view = await account(a.owner, a.tenant);
+      expect(view).toMatchObject({ status: 'ACTIVE', available_credits: '0.7', rated_usage_credits: '0.3', usage_events: 3, pending_usage_events: 0, version: 3 });
+      expect(view.credit_pools.allowance).toMatchObject({ granted_credits: '1', remaining_credits: '0.7' });
+      // The account stream: opened, then one BillingUsageRated per order, each naming its source event.
+      const events = await accountEvents(a.tenant);
+      expect(events.map((e) => e.type)).toEqual(['BillingAccountOpened', 'BillingUsageRated', 'BillingUsageRated', 'BillingUsageRated']);
+      const sources = await Promise.all(events.slice(1).map(async (e) => (await store().readAll({ after: BigInt(String(e.data.source_position)) - 1n, maxCount: 1 }))[0]));
+      expect(sources.map((s) => [s.type, s.data.order_uuid ?? (s.data as any).placement?.order_uuid])).toEqual(placed.map((id) => ['OrderAccepted', id]));
+      expect(events.slice(1).map((e) => e.data.source_event_id)).toEqual(sources.map((s) => s.event_id));
+      expect(events[1].data).toMatchObject({ source_type: 'OrderAccepted', rate_card_version: 1, credits: '0.1', uncovered_added: '0', draws: [{ lot_id: expect.any(String), credits: '0.1' }] });
+      expect(events[1].metadata).toMatchObject({ tenant_uuid: a.tenant, causation_id: sources[0].event_id, actor: { type: 'system' } });
+      const usage = (await call('GET', '/api/v1/billing/usage', a.trader)).json;
+      expect(usage).toEqual({
+        period: { started_at: '2026-11-01T00:00:00.000Z', ends_at: '2026-12-01T00:00:00.000Z' }, rated_usage_credits: '0.3', usage_events: 3, pending_usage_events: 0,
+        reconciliation: { mode: 'INGEST_TIME', checked: 3, posted: 3, pending: 0 },
+      });
+      expect((await call('GET', '/api/v1/billing/usage?period=2026-10', a.trader)).json).toMatchObject({ rated_usage_credits: '0', usage_events: 0, reconciliation: { checked: 0, posted: 0, pending: 0 } });
+      expect((await call('GET', '/api/v1/billing/usage?period=2026-13', a.trader)).status).toBe(400);
+    });
+
+    it('402 CREDITS_REQUIRED: a client placing one order after another stops exactly where its credits end; reduce-only orders still pass', async () => {
+      const a = await tenant('Busy Co');
+      let accepted = 0;
+      let refused: Reply | null = null;
+      for (let i = 0; i < 15 && !refused; i++) {
+        const r = await order(a.trader);
+        if (r.status === 201) accepted++;
+        else refused = r;
+      }
+      expect(accepted).toBe(10);
+      expect(refused!.status).toBe(402);
+      expect(refused!.json.error).toMatchObject({ code: 'CREDITS_REQUIRED', retryable: false, details: [{ field: 'available_credits', issue: '0' }, { field: 'required_credits', issue: '0.1' }] });
+      await rated();
+      expect(await account(a.owner, a.tenant)).toMatchObject({ status: 'CREDITS_REQUIRED', available_credits: '0', rated_usage_credits: '1', usage_events: 10, uncovered_credits: '0' });
+      // A refused command wrote nothing: ten usages on the account, in the read model and in the stream.
+      const periods = await rows('SELECT period_started_at, credits, events FROM billing_usage_periods WHERE tenant_uuid = ?', [a.tenant]);
+      expect(periods.map((p) => [p.period_started_at, p.credits, Number(p.events)])).toEqual([['2026-11-01T00:00:00.000Z', '1', 10]]);
+      expect((await accountEvents(a.tenant)).filter((e) => e.type === 'BillingUsageRated')).toHaveLength(10);
+      // Running out of credits traps nobody in a position: a reduce-only order is not refused (it is still rated).
+      const reduce = await call('POST', '/api/v1/trading/orders', a.trader, {
+        venue: 'MTF', market: 'BTC-PERP', side: 'SELL', order_type: 'LIMIT', time_in_force: 'GTC', external_reference: 'cmVkdWNl', leverage: 1, reduce_only: true, combos: [], quantity: '0.010', limit_price: '60000',
+      });
+      expect(reduce.status).not.toBe(402);
+
+      // A grant of 0.5 credits: with eight orders in flight at once, at most those eight pass beyond the five covered.
+      const grant = await call('POST', '/api/v1/billing/adjustments', a.owner, { tenant_uuid: a.tenant, direction: 'CREDIT', credits: '0.5', reason: 'Extra credit for the load test' });
+      expect(grant.status).toBe(201);
+      await rated();
+      const burst = await Promise.all(Array.from({ length: 8 }, () => order(a.trader)));
+      const passed = burst.filter((r) => r.status === 201).length;
+      expect(burst.every((r) => r.status === 201 || r.status === 402)).toBe(true);
+      expect(passed).toBeGreaterThanOrEqual(5);
+      expect(passed).toBeLessThanOrEqual(8);
+      await rated();
+      // The overrun is rated all the same: owed (uncovered), and the account refuses until a grant pays it off.
+      const after = await account(a.owner, a.tenant);
+      const reduceOnly = (await accountEvents(a.tenant)).filter((e) => e.type === 'BillingUsageRated').length - 10 - passed;
+      expect(reduceOnly).toBeLessThanOrEqual(1);
+      expect(after).toMatchObject({ status: 'CREDITS_REQUIRED', available_credits: '0' });
+      expect(Number(after.uncovered_credits)).toBeCloseTo(0.1 * (passed + reduceOnly - 5), 10);
+      expect((await order(a.trader)).status).toBe(402);
+    });
+
+    it('top-ups: credits only once the rail reports SETTLED (paying what is owed first); a reversal is flagged for review, never taken back', async () => {
+      const a = await tenant('Topup Co');
+      // Use the allowance up and overrun it by one order (owed 0.1 after).
+      for (let i = 0; i < 10; i++) expect((await order(a.trader)).status).toBe(201);
+      await rated();
+      expect((await order(a.trader)).status).toBe(402);
+      await call('POST', '/api/v1/billing/adjustments', a.owner, { tenant_uuid: a.tenant, direction: 'DEBIT', credits: '0.1', reason: 'Manual charge for a support call' });
+
+      expect((await call('POST', '/api/v1/billing/topups', a.trader, { product_code: 'CREDITS_5', tenant_uuid: a.tenant })).status).toBe(403);
+      expect((await call('POST', '/api/v1/billing/topups', a.owner, { product_code: 'PRO_MONTHLY', tenant_uuid: a.tenant })).json.error.code).toBe('STATE_CONFLICT');
+      expect((await call('POST', '/api/v1/billing/topups', a.owner, { product_code: 'NOPE', tenant_uuid: a.tenant })).status).toBe(404);
+      const topup = await call('POST', '/api/v1/billing/topups', a.owner, { product_code: 'CREDITS_5', tenant_uuid: a.tenant });
+      expect(topup.status).toBe(201);
+      expect(topup.json).toMatchObject({ tenant_uuid: a.tenant, product_code: 'CREDITS_5', credit_units: '5', amount_minor: 500, currency: 'USD', status: 'PENDING', rail_reference: null, settled_at: null });
+      const id = topup.json.topup_id;
+      expect(await account(a.owner, a.tenant)).toMatchObject({ status: 'CREDITS_REQUIRED', settlement_state: 'PAYMENT_PENDING', uncovered_credits: '0.1' });
+      const rail = (outcome: string, who = admin) => call('POST', `/api/v1/billing/admin/topups/${id}/rail`, who, { outcome, rail_reference: `sim-${outcome}` });
+      expect((await rail('SETTLED', a.owner)).status).toBe(404);
+      const settled = await rail('SETTLED');
+      expect(settled.json).toMatchObject({ status: 'SETTLED', rail_reference: 'sim-SETTLED', settled_at: now.toISOString() });
+      expect((await rail('SETTLED')).status).toBe(200);
+      expect((await rail('FAILED')).json.error.code).toBe('STATE_CONFLICT');
+      const credited = await account(a.owner, a.tenant);
+      expect(credited).toMatchObject({ status: 'ACTIVE', available_credits: '4.9', uncovered_credits: '0', settlement_state: 'CURRENT' });
+      expect(credited.credit_pools.topups).toEqual({ granted_credits: '5', remaining_credits: '4.9', expires: false });
+      expect((await order(a.trader)).status).toBe(201);
+      const reversed = await rail('REVERSED');
+      expect(reversed.json.status).toBe('REVIEW_REQUIRED');
+      expect(await account(a.owner, a.tenant)).toMatchObject({ settlement_state: 'REVIEW_REQUIRED', status: 'ACTIVE' });
+      const list = (await call('GET', `/api/v1/billing/topups?tenant_uuid=${a.tenant}`, a.trader)).json;
+      expect(list.items.map((x: any) => [x.topup_id, x.status])).toEqual([[id, 'REVIEW_REQUIRED']]);
+      expect((await call('GET', `/api/v1/billing/topups/${id}`, (await tenant('Nosy Co')).owner)).status).toBe(404);
+    });
+
+    it('adjustments: governed grants and debits with a reason an auditor sees; debits draw in consumption order; pages', async () => {
+      const a = await tenant('Adjusted Co');
+      const adjust = (body: Record<string, unknown>, who = a.owner) => call('POST', '/api/v1/billing/adjustments', who, { tenant_uuid: a.tenant, ...body });
+      expect((await adjust({ direction: 'CREDIT', credits: '1', reason: 'short' })).json.error.details).toEqual([{ field: 'reason', issue: expect.stringContaining('8') }]);
+      expect((await adjust({ direction: 'DEBIT', credits: '1', reason: 'Debit that expires', expires_at: '2027-01-01T00:00:00Z' })).json.error.details[0].field).toBe('expires_at');
+      expect((await adjust({ direction: 'CREDIT', credits: '1', reason: 'Already lapsed credit', expires_at: '2026-01-01T00:00:00Z' })).json.error.details[0].field).toBe('expires_at');
+      const credit = await adjust({ direction: 'CREDIT', credits: '2.5', reason: 'Goodwill credit for the outage', expires_at: '2027-02-01T00:00:00Z' });
+      expect(credit.status).toBe(201);
+      expect(credit.json).toMatchObject({ direction: 'CREDIT', credits: '2.5', reason: 'Goodwill credit for the outage', expires_at: '2027-02-01T00:00:00.000Z', lot_id: credit.json.adjustment_id, draws: [] });
+      // The platform admin adjusts any tenant; a debit of 2 draws the allowance (expiring sooner) first.
+      const debit = await adjust({ direction: 'DEBIT', credits: '2', reason: 'Correction of a double grant' }, admin);
+      expect(debit.status).toBe(201);
+      const view = await account(a.owner, a.tenant);
+      expect(debit.json.draws).toEqual([
+        { lot_id: expect.any(String), credits: '1' },
+        { lot_id: credit.json.adjustment_id, credits: '1' },
+      ]);
+      expect(view).toMatchObject({ available_credits: '1.5', credit_pools: { allowance: { remaining_credits: '0' }, adjustments: { granted_credits: '2.5', remaining_credits: '1.5', first_expires_at: '2027-02-01T00:00:00.000Z' } } });
+      const first = (await call('GET', `/api/v1/billing/adjustments?tenant_uuid=${a.tenant}&limit=1`, a.trader)).json;
+      expect(first.items.map((x: any) => x.adjustment_id)).toEqual([debit.json.adjustment_id]);
+      const second = (await call('GET', `/api/v1/billing/adjustments?tenant_uuid=${a.tenant}&limit=1&cursor=${first.next_cursor}`, a.trader)).json;
+      expect(second.items.map((x: any) => x.adjustment_id)).toEqual([credit.json.adjustment_id]);
+      expect(second.next_cursor).toBeUndefined();
+      expect((await call('GET', `/api/v1/billing/topups?tenant_uuid=${a.tenant}&cursor=${first.next_cursor}`, a.trader)).status).toBe(400);
+      // The reason is personal: sealed in the log under the adjuster's key, plain in the read model for the tenant.
+      const stored = (await accountEvents(a.tenant)).find((e) => e.type === 'BillingCreditsDebited')!;
+      expect(stored.data.reason).toBe('Correction of a double grant');
+    });
+
+    it('subscriptions and the period close: grants now and at each boundary, cancel at period end, an event at ends_at in the next period', async () => {
+      const a = await tenant('Subscribed Co');
+      const sub = await call('POST', '/api/v1/billing/subscriptions', a.owner, { product_code: 'PRO_MONTHLY', tenant_uuid: a.tenant });
+      expect(sub.status).toBe(201);
+      expect(sub.json).toEqual({ product_code: 'PRO_MONTHLY', status: 'ACTIVE', cancel_at_period_end: false, period_started_at: now.toISOString(), period_ends_at: '2026-12-01T00:00:00.000Z' });
+      expect((await call('POST', '/api/v1/billing/subscriptions', a.owner, { product_code: 'PRO_MONTHLY', tenant_uuid: a.tenant })).json.error.code).toBe('STATE_CONFLICT');
+      expect((await call('POST', '/api/v1/billing/subscriptions', a.owner, { product_code: 'OLD_PLAN', tenant_uuid: a.tenant })).status).toBe(404);
+      const team = await call('POST', '/api/v1/billing/subscriptions', a.owner, { product_code: 'TEAM_MONTHLY', tenant_uuid: a.tenant, trial: true });
+      expect(team.json.status).toBe('TRIALING');
+      const cancelled = await call('POST', '/api/v1/billing/subscriptions/TEAM_MONTHLY/cancel', a.owner, { tenant_uuid: a.tenant });
+      expect(cancelled.json).toMatchObject({ product_code: 'TEAM_MONTHLY', cancel_at_period_end: true });
+      const before = await account(a.owner, a.tenant);
+      expect(before).toMatchObject({ available_credits: '8', included_credits: '8', credit_pools: { subscriptions: { granted_credits: '7', remaining_credits: '7', expires: true } } });
+      expect((await call('GET', '/api/v1/billing/subscriptions', a.trader)).json.items.map((s: any) => [s.product_code, s.status, s.cancel_at_period_end])).toEqual([
+        ['PRO_MONTHLY', 'ACTIVE', false],
+        ['TEAM_MONTHLY', 'TRIALING', true],
+      ]);
+      expect((await order(a.trader)).status).toBe(201);
+
+      const quiet = await tenant('Quiet Co');
+      expect((await call('POST', '/api/v1/billing/adjustments', quiet.owner, { tenant_uuid: quiet.tenant, direction: 'CREDIT', credits: '1', reason: 'Opening credit for Quiet' })).status).toBe(201);
+
+      // The boundary: an order stamped at exactly ends_at belongs to December. The rater closes November first.
+      now = new Date('2026-12-01T00:00:00.000Z');
+      expect((await order(a.trader)).status).toBe(201);
+      await rated();
+      const types = (await accountEvents(a.tenant)).map((e) => e.type);
+      expect(types.slice(-3)).toEqual(['BillingUsageRated', 'BillingPeriodClosed', 'BillingUsageRated']);
+      const december = await account(a.owner, a.tenant);
+      expect(december).toMatchObject({
+        period: { started_at: '2026-12-01T00:00:00.000Z', ends_at: '2027-01-01T00:00:00.000Z' }, usage_events: 1, rated_usage_credits: '0.1', available_credits: '5.9', included_credits: '6',
+      });
+      expect(december.subscriptions).toEqual([
+        { product_code: 'PRO_MONTHLY', status: 'ACTIVE', cancel_at_period_end: false, period_started_at: '2026-12-01T00:00:00.000Z', period_ends_at: '2027-01-01T00:00:00.000Z' },
+        expect.objectContaining({ product_code: 'TEAM_MONTHLY', status: 'CANCELED' }),
+      ]);
+      expect((await call('GET', '/api/v1/billing/usage?period=2026-11', a.trader)).json).toMatchObject({ rated_usage_credits: '0.1', usage_events: 1, reconciliation: { checked: 1, posted: 1, pending: 0 } });
+
+      // A quiet account is closed by the leased job, only after the grace and once the rater has passed the log.
+      now = new Date('2026-12-01T00:00:04.999Z');
+      expect(await t.app.get(BillingJobs).closeTick()).toBe(0);
+      expect(await account(quiet.owner, quiet.tenant)).toMatchObject({ period: { started_at: '2026-11-01T00:00:00.000Z' } });
+      now = new Date('2026-12-01T00:00:05.000Z');
+      expect(await t.app.get(BillingJobs).closeTick()).toBeGreaterThanOrEqual(1);
+      await rated();
+      const closed = (await accountEvents(quiet.tenant)).at(-1)!;
+      expect(closed.type).toBe('BillingPeriodClosed');
+      expect(closed.data).toMatchObject({ closed: { started_at: '2026-11-01T00:00:00.000Z' }, next: { started_at: '2026-12-01T00:00:00.000Z' }, expired: [{ credits: '1' }], renewals: [], ended: [] });
+      expect(await account(quiet.owner, quiet.tenant)).toMatchObject({ period: { started_at: '2026-12-01T00:00:00.000Z' }, available_credits: '2', credit_pools: { allowance: { granted_credits: '1', remaining_credits: '1' } } });
+      // Closing again changes nothing.
+      expect(await t.app.get(BillingJobs).closeDuePeriods()).toBe(0);
+      now = new Date('2026-11-25T10:00:00.000Z');
+    });
+  });
+}
