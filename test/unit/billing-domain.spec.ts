@@ -123,6 +123,12 @@ describe('billing account: the rater\'s batches, top-ups and the read model\'s v
   it('given an account opened for an earlier event, then its period is that event\'s month', () => {
     expect(given([{ ...open, at: '2026-10-31T23:59:59.999Z' } as BillingCommand]).period).toEqual({ started_at: '2026-10-01T00:00:00.000Z', ends_at: '2026-11-01T00:00:00.000Z' });
     expect(billingAccountDecider.decide(open, given([open]), ctx())).toEqual([]);
+    // The rater's batch opens an account that is not open yet, in the same append, in its first usage's period.
+    const opening = { tenant_uuid: TENANT, currency: 'USD', free_allowance: ALLOWANCE };
+    const first = billingAccountDecider.decide({ kind: 'RateUsages', usages: [rateUsage('1', 30n, '2026-10-15T00:00:00.000Z')], opening }, billingAccountDecider.initialState(), ctx());
+    expect(first.map((e) => e.type)).toEqual(['BillingAccountOpened', 'BillingUsageRated']);
+    expect(first[0].data).toMatchObject({ period: { started_at: '2026-10-01T00:00:00.000Z' } });
+    expect(() => billingAccountDecider.decide({ kind: 'RateUsages', usages: [rateUsage('1', 31n)] }, billingAccountDecider.initialState(), ctx())).toThrow('No billing account');
   });
 
   it('top-ups: requested PENDING with no credits; SETTLED grants a non-expiring lot (owed paid first) once; FAILED only while pending; REVERSED flags', () => {

@@ -92,8 +92,7 @@ export class BillingRater extends LeasedWorker {
     return runWithContext(context, async () => {
       const stream = accountStream(tenant_uuid);
       const { freeAllowance: free_allowance, currency } = this.raterOptions;
-      await this.commands.execute(stream, billingAccountDecider, { kind: 'OpenAccount', tenant_uuid, currency, free_allowance, at: usages[0].occurred_at });
-      await this.commands.execute(stream, billingAccountDecider, { kind: 'RateUsages', usages });
+      await this.commands.execute(stream, billingAccountDecider, { kind: 'RateUsages', usages, opening: { tenant_uuid, currency, free_allowance } });
     });
   }
 }

@@ -112,8 +112,11 @@ export type BillingCommand =
   /** Opens the account in the period holding `at` (default: now); a no-op when it is open. */
   | { kind: 'OpenAccount'; tenant_uuid: string; currency: string; free_allowance: string; at?: string }
   | RateUsage
-  /** The rater's batch: each usage in log order, as RateUsage would one by one, in one append. */
-  | { kind: 'RateUsages'; usages: RateUsage[] }
+  /**
+   * The rater's batch: each usage in log order, as RateUsage would one by one, in one append; with `opening`, an
+   * account not open yet is opened first (in the first usage's period), in the same append.
+   */
+  | { kind: 'RateUsages'; usages: RateUsage[]; opening?: { tenant_uuid: string; currency: string; free_allowance: string } }
   | { kind: 'RequestTopup'; topup: Omit<Topup, 'status' | 'requested_at'> }
   | { kind: 'ReportTopupPayment'; topup_id: string; outcome: RailOutcome; rail_reference: string }
   | { kind: 'GrantCredits'; lot_id: string; pool: Pool; source: string; credits: string; expires_at: string | null; reason: string | null; by_profile_uuid: string | null }
@@ -274,6 +277,10 @@ function decide(command: BillingCommand, state: BillingAccountState, ctx: Decide
     const period = periodOf(command.at ?? now);
     const allowance = record({ lot_id: lotIdOf(account_id, 'ALLOWANCE', period.started_at), pool: 'allowance', source: 'ALLOWANCE', granted: parseDecimal(command.free_allowance), remaining: parseDecimal(command.free_allowance), granted_at: command.at ?? now, expires_at: period.ends_at });
     return [{ type: 'BillingAccountOpened', data: { account_id, tenant_uuid: command.tenant_uuid, currency: command.currency, period, allowance } }];
+  }
+  if (command.kind === 'RateUsages' && command.opening && !state.account && command.usages.length > 0) {
+    const opened = decide({ kind: 'OpenAccount', ...command.opening, at: command.usages[0].occurred_at }, state, ctx);
+    return [...opened, ...decide({ kind: 'RateUsages', usages: command.usages }, opened.reduce(evolve, state), ctx)];
   }
   const account = state.account;
   if (!account) throw new BillingAccountNotFound();
