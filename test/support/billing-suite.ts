@@ -205,6 +205,37 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       expect(after).toMatchObject({ status: 'CREDITS_REQUIRED', available_credits: '0' });
       expect(Number(after.uncovered_credits)).toBeCloseTo(0.1 * (passed + reduceOnly - 5), 10);
       expect((await order(a.trader)).status).toBe(402);
+      // The tenant's owner was told once that the credits ran out (the overrun after the grant tells again: it ran out again).
+      const inbox = (await call('GET', '/api/v1/notifications', a.owner)).json.items.filter((n: any) => n.type === 'BILLING_CREDITS_EXHAUSTED');
+      expect(inbox).toHaveLength(2);
+      expect(inbox[0]).toMatchObject({ source: 'billing', reference: a.tenant, href: '/api/v1/billing/account', title: 'Credits used up' });
+      expect((await call('GET', '/api/v1/notifications', a.trader)).json.items.filter((n: any) => n.source === 'billing')).toEqual([]);
+    });
+
+    it('reconciliation under load: checked and posted agree and pending returns to 0 once the rater and the account have caught up', async () => {
+      const tenants = await Promise.all(['Load A', 'Load B', 'Load C'].map((n) => tenant(n)));
+      for (const a of tenants) {
+        expect((await call('POST', '/api/v1/billing/adjustments', a.owner, { tenant_uuid: a.tenant, direction: 'CREDIT', credits: '100', reason: 'Credits for the load run' })).status).toBe(201);
+      }
+      const ORDERS = 40;
+      const seen: number[] = [];
+      await Promise.all(
+        tenants.map(async (a) => {
+          for (let wave = 0; wave < ORDERS / 8; wave++) {
+            const placed = await Promise.all(Array.from({ length: 8 }, () => order(a.trader)));
+            expect(placed.map((r) => r.status)).toEqual(Array(8).fill(201));
+            seen.push((await call('GET', '/api/v1/billing/usage', a.trader)).json.reconciliation.pending);
+          }
+        }),
+      );
+      expect(seen.every((p) => Number.isInteger(p) && p >= 0)).toBe(true);
+      await rated();
+      for (const a of tenants) {
+        expect((await call('GET', '/api/v1/billing/usage', a.trader)).json).toMatchObject({
+          rated_usage_credits: '4', usage_events: ORDERS, pending_usage_events: 0, reconciliation: { mode: 'INGEST_TIME', checked: ORDERS, posted: ORDERS, pending: 0 },
+        });
+        expect((await account(a.owner, a.tenant)).available_credits).toBe('97');
+      }
     });
 
     it('top-ups: credits only once the rail reports SETTLED (paying what is owed first); a reversal is flagged for review, never taken back', async () => {
@@ -236,6 +267,12 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       const reversed = await rail('REVERSED');
       expect(reversed.json.status).toBe('REVIEW_REQUIRED');
       expect(await account(a.owner, a.tenant)).toMatchObject({ settlement_state: 'REVIEW_REQUIRED', status: 'ACTIVE' });
+      await rated();
+      const told = (await call('GET', '/api/v1/notifications', a.owner)).json.items.filter((n: any) => n.reference === id).map((n: any) => [n.type, n.message]);
+      expect(told).toEqual([
+        ['BILLING_TOPUP_REVIEW_REQUIRED', 'The payment of your top-up CREDITS_5 was reversed after it settled; the credits stay while the platform reviews it.'],
+        ['BILLING_TOPUP_SETTLED', 'Your top-up CREDITS_5 was paid: 5 credits were added.'],
+      ]);
       const list = (await call('GET', `/api/v1/billing/topups?tenant_uuid=${a.tenant}`, a.trader)).json;
       expect(list.items.map((x: any) => [x.topup_id, x.status])).toEqual([[id, 'REVIEW_REQUIRED']]);
       expect((await call('GET', `/api/v1/billing/topups/${id}`, (await tenant('Nosy Co')).owner)).status).toBe(404);

@@ -15,7 +15,7 @@ import type { Decider, DecideContext } from '../../../platform/command/decider';
 import { canonicalJson, sha256Hex } from '../../../platform/commitments/commitment';
 import { formatPlain, parseDecimal } from '../../../platform/decimal/fixed18';
 import { PlatformError, StateConflict } from '../../../platform/errors';
-import { draw, type CreditLot, type Draw, type Pool } from './credits';
+import { availableAt, draw, type CreditLot, type Draw, type Pool } from './credits';
 
 export const accountStream = (tenant_uuid: string): string => `billing-account-${tenant_uuid}`;
 /** The account's id: not a workspace's, not the tenant's own, derived from the tenant. */
@@ -62,7 +62,7 @@ export type BillingEvent =
   | { type: 'BillingCreditsDebited'; data: { adjustment_id: string; credits: string; draws: Draw[]; uncovered_added: string; reason: string; by_profile_uuid: string; at: string } }
   | {
       type: 'BillingUsageRated';
-      data: { source_event_id: string; source_position: string; source_type: string; rate_card_version: number; credits: string; draws: Draw[]; uncovered_added: string; at: string };
+      data: { source_event_id: string; source_position: string; source_type: string; rate_card_version: number; credits: string; draws: Draw[]; uncovered_added: string; credits_left: string; at: string };
     }
   | { type: 'BillingPeriodClosed'; data: { closed: BillingPeriod; expired: Draw[]; next: BillingPeriod; allowance: LotRecord; renewals: LotRecord[]; ended: string[]; paid_uncovered: string } }
   | { type: 'BillingSubscriptionStarted'; data: { subscription: Subscription; lot: LotRecord; paid_uncovered: string } }
@@ -230,11 +230,13 @@ function rateOne(command: RateUsage, state: BillingAccountState, account_id: str
   }
   const credits = parseDecimal(command.credits);
   const { draws, uncovered } = draw(current.lots, credits, command.occurred_at);
+  // What the account can still spend after this usage (0 once it owes anything): the moment it runs out is visible.
+  const left = availableAt(current.lots, command.occurred_at) - (credits - uncovered) - current.uncovered - uncovered;
   events.push({
     type: 'BillingUsageRated',
     data: {
       source_event_id: command.source_event_id, source_position: command.source_position.toString(), source_type: command.source_type, rate_card_version: command.rate_card_version,
-      credits: formatPlain(credits), draws, uncovered_added: formatPlain(uncovered), at: command.occurred_at,
+      credits: formatPlain(credits), draws, uncovered_added: formatPlain(uncovered), credits_left: formatPlain(left > 0n ? left : 0n), at: command.occurred_at,
     },
   });
   return events;

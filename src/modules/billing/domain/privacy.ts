@@ -12,7 +12,7 @@ export const BILLING_EVENT_CLASSES = declareEventClasses<BillingEvent>('billing'
   BillingCreditsGranted: { lot: 'internal', paid_uncovered: 'internal', reason: 'personal', by_profile_uuid: 'internal' },
   BillingCreditsDebited: { adjustment_id: 'internal', credits: 'internal', draws: 'internal', uncovered_added: 'internal', reason: 'personal', by_profile_uuid: 'internal', at: 'internal' },
   BillingUsageRated: {
-    source_event_id: 'internal', source_position: 'internal', source_type: 'internal', rate_card_version: 'internal', credits: 'internal', draws: 'internal', uncovered_added: 'internal', at: 'internal',
+    source_event_id: 'internal', source_position: 'internal', source_type: 'internal', rate_card_version: 'internal', credits: 'internal', draws: 'internal', uncovered_added: 'internal', credits_left: 'internal', at: 'internal',
   },
   BillingPeriodClosed: { closed: 'internal', expired: 'internal', next: 'internal', allowance: 'internal', renewals: 'internal', ended: 'internal', paid_uncovered: 'internal' },
   BillingSubscriptionStarted: { subscription: 'internal', lot: 'internal', paid_uncovered: 'internal' },
