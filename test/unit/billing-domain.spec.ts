@@ -7,6 +7,8 @@ import { catalogDecider, type BillingProduct } from '../../src/modules/billing/d
 import { BILLING_EVENT_CLASSES, CATALOG_EVENT_CLASSES } from '../../src/modules/billing/domain/privacy';
 import { parseDecimal } from '../../src/platform/decimal/fixed18';
 import { PlatformError } from '../../src/platform/errors';
+import { billingNotificationRules } from '../../src/modules/billing/domain/notification-rules';
+import type { FactValue, SourceEvent } from '../../src/modules/notifications/domain/rule-port';
 
 const T0 = new Date('2026-11-25T10:00:00.000Z');
 const TENANT = '0'.repeat(32);
@@ -169,6 +171,53 @@ describe('billing account: the rater\'s batches, top-ups and the read model\'s v
     expect(view.credit_pools.allowance).toEqual({ granted_credits: '0', remaining_credits: '0', expires: false });
     expect(accountView(given([open, usage('101')]), T0.toISOString(), 1)).toMatchObject({ status: 'CREDITS_REQUIRED', available_credits: '0', uncovered_credits: '1' });
     expect(spendable(s, '2027-01-01T00:00:00.000Z')).toBe(0n);
+  });
+});
+
+describe('billing notification rules', () => {
+  const OWNER = 'a'.repeat(32);
+  const ADMIN = 'b'.repeat(32);
+  const TENANT_ID = 'c'.repeat(32);
+  let n = 0;
+  const source = (type: string, data: Record<string, unknown>, stream = `billing-account-${TENANT_ID}`): SourceEvent => ({
+    event_id: (++n).toString(16).padStart(32, '0'), type, stream, position: n.toString().padStart(20, '0'), occurred_at: T0.toISOString(), data,
+  });
+  /** Plays events through the rules with the facts they keep; answers the notifications (type, recipient). */
+  function play(events: SourceEvent[]): Array<[string, string]> {
+    const facts = new Map<string, FactValue>();
+    const told: Array<[string, string]> = [];
+    for (const e of events) {
+      for (const c of billingNotificationRules.plan(e, facts)) {
+        if (c.kind === 'fact') {
+          if (c.value === null) facts.delete(`${c.scope}/${c.key}`);
+          else facts.set(`${c.scope}/${c.key}`, c.value);
+        } else if (c.kind === 'notify') told.push([c.draft.type, c.draft.profile_uuid]);
+      }
+    }
+    return told;
+  }
+  const tenant = [
+    source('TenantCreated', { tenant_uuid: TENANT_ID, name: 'Co', owner_profile_uuid: OWNER }, `identity-tenant-${TENANT_ID}`),
+    source('TenantAuthorityAssigned', { tenant_uuid: TENANT_ID, profile_uuid: ADMIN, role_code: 'TENANT_ADMIN', reason: 'x', assigned_by_profile_uuid: OWNER }, `identity-tenant-${TENANT_ID}`),
+  ];
+  const rated = (credits_left: string) => source('BillingUsageRated', { credits_left });
+
+  it('given the owner and a tenant admin, when a usage leaves nothing, then both are told once; told again only after credits were left', () => {
+    expect(play([...tenant, rated('0.5'), rated('0'), rated('0')])).toEqual([['BILLING_CREDITS_EXHAUSTED', OWNER], ['BILLING_CREDITS_EXHAUSTED', ADMIN]]);
+    expect(play([...tenant, rated('0'), rated('3'), rated('0')]).filter(([, p]) => p === OWNER)).toHaveLength(2);
+    // A moderator is not told.
+    const moderator = source('TenantAuthorityAssigned', { tenant_uuid: TENANT_ID, profile_uuid: ADMIN, role_code: 'TENANT_MODERATOR', reason: 'x', assigned_by_profile_uuid: OWNER }, `identity-tenant-${TENANT_ID}`);
+    expect(play([...tenant, moderator, rated('0')])).toEqual([['BILLING_CREDITS_EXHAUSTED', OWNER]]);
+  });
+
+  it('given a requested top-up, when the rail settles and then reverses it, then the managers are told of each; unknown top-ups tell nothing', () => {
+    const topup_id = 'd'.repeat(32);
+    const requested = source('BillingTopupRequested', { topup: { topup_id, product_code: 'CREDITS_5', credit_units: '5' } });
+    expect(play([tenant[0], requested, source('BillingTopupSettled', { topup_id }), source('BillingTopupFlagged', { topup_id })])).toEqual([
+      ['BILLING_TOPUP_SETTLED', OWNER],
+      ['BILLING_TOPUP_REVIEW_REQUIRED', OWNER],
+    ]);
+    expect(play([tenant[0], source('BillingTopupFailed', { topup_id })])).toEqual([]);
   });
 });
 

@@ -196,6 +196,7 @@ describe('platformTopics', () => {
       'p.events.ai-wallets',
       'p.events.agentic-memory',
       'p.events.commerce',
+      'p.events.billing',
       'p.events.notifications',
       'p.events.audit',
       'p.projections.trading-orders',
