@@ -42,8 +42,8 @@ export class BillingJobs implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly logger: Logger,
     metrics: MetricsService,
   ) {
-    const kafkaStyle = { info: (o: object, m: string) => logger.log(o, m), warn: (o: object, m: string) => logger.warn(o, m), error: (o: object, m: string) => logger.error(o, m) };
-    this.rater = new BillingRater(log, db, commands, { logger: kafkaStyle, identity, freeAllowance: config.billingFreeAllowanceCredits, currency: config.billingCurrency });
+    const jobLogger = { info: (o: object, m: string) => logger.log(o, m), warn: (o: object, m: string) => logger.warn(o, m), error: (o: object, m: string) => logger.error(o, m) };
+    this.rater = new BillingRater(log, db, commands, { logger: jobLogger, identity, freeAllowance: config.billingFreeAllowanceCredits, currency: config.billingCurrency });
     this.checkpoints = new CheckpointStore(db, identity);
     this.closeLease = new LeasedSweep(this.checkpoints, 'billing-period-close', () => this.closeDuePeriods());
     const rater = this.rater;

@@ -10,7 +10,7 @@ import { CLOCK, type Clock } from '../../platform/clock';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { formatPlain, parseDecimal } from '../../platform/decimal/fixed18';
 import { PlatformError } from '../../platform/errors';
-import { readRecord, recordPage } from '../../platform/read-model/json-records';
+import { readRecord } from '../../platform/read-model/json-records';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { ACCOUNTS, ADJUSTMENTS, TOPUPS, type AdjustmentRecord, type TopupRecord } from '../../../projections/billing-accounts/billing-accounts.read-model';
 import { BILLING_PRODUCTS, type ProductRecord } from '../../../projections/billing-products/billing-products.read-model';
@@ -18,7 +18,7 @@ import { billingAccountDecider, periodOf, TopupNotFound, type BillingAccountStat
 import { accountView, loadState, type BillingAccountView } from './domain/account-view';
 import type { BillingProduct } from './domain/catalog';
 import { BillingAccess } from './billing-access';
-import { BILLING_PAGE, type BillingListQuery, type BillingUsageQuery } from './dto/billing.dto';
+import type { BillingListQuery, BillingUsageQuery } from './dto/billing.dto';
 
 /** The tenant's account state as the read model has it, or as it would open now. */
 async function accountState(db: ReadModelDatabase, config: PlatformConfig, clock: Clock, tenant_uuid: string): Promise<BillingAccountState> {
@@ -144,15 +144,10 @@ export class GetBillingTopup {
 
 @QueryHandler(GetBillingTopup)
 export class GetBillingTopupHandler implements IQueryHandler<GetBillingTopup> {
-  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+  constructor(private readonly access: BillingAccess) {}
 
-  async execute({ principal, topup_id }: GetBillingTopup): Promise<TopupRecord> {
-    const record = await readRecord(this.db.reader.manager, TOPUPS, topup_id);
-    if (!record) throw new TopupNotFound();
-    await this.access.tenant(principal, record.tenant_uuid, 'read').catch(() => {
-      throw new TopupNotFound();
-    });
-    return record;
+  execute({ principal, topup_id }: GetBillingTopup): Promise<TopupRecord> {
+    return this.access.record(principal, TOPUPS, topup_id, () => new TopupNotFound());
   }
 }
 
@@ -162,12 +157,10 @@ export class ListBillingTopups {
 
 @QueryHandler(ListBillingTopups)
 export class ListBillingTopupsHandler implements IQueryHandler<ListBillingTopups> {
-  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+  constructor(private readonly access: BillingAccess) {}
 
-  async execute({ principal, query }: ListBillingTopups): Promise<object> {
-    const tenant = await this.access.tenant(principal, query.tenant_uuid, 'read');
-    const { records, ...page } = await recordPage<TopupRecord>(this.db, 'billing_topups', [['tenant_uuid = ?', tenant]], query, BILLING_PAGE, JSON.stringify(['topups', tenant]));
-    return { items: records, ...page };
+  execute({ principal, query }: ListBillingTopups): Promise<object> {
+    return this.access.page(principal, TOPUPS, query);
   }
 }
 
@@ -177,16 +170,10 @@ export class GetBillingAdjustment {
 
 @QueryHandler(GetBillingAdjustment)
 export class GetBillingAdjustmentHandler implements IQueryHandler<GetBillingAdjustment> {
-  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+  constructor(private readonly access: BillingAccess) {}
 
-  async execute({ principal, adjustment_id }: GetBillingAdjustment): Promise<AdjustmentRecord> {
-    const notFound = () => new PlatformError('NOT_FOUND', 'No such adjustment.');
-    const record = await readRecord(this.db.reader.manager, ADJUSTMENTS, adjustment_id);
-    if (!record) throw notFound();
-    await this.access.tenant(principal, record.tenant_uuid, 'read').catch(() => {
-      throw notFound();
-    });
-    return record;
+  execute({ principal, adjustment_id }: GetBillingAdjustment): Promise<AdjustmentRecord> {
+    return this.access.record(principal, ADJUSTMENTS, adjustment_id, () => new PlatformError('NOT_FOUND', 'No such adjustment.'));
   }
 }
 
@@ -196,11 +183,9 @@ export class ListBillingAdjustments {
 
 @QueryHandler(ListBillingAdjustments)
 export class ListBillingAdjustmentsHandler implements IQueryHandler<ListBillingAdjustments> {
-  constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess) {}
+  constructor(private readonly access: BillingAccess) {}
 
-  async execute({ principal, query }: ListBillingAdjustments): Promise<object> {
-    const tenant = await this.access.tenant(principal, query.tenant_uuid, 'read');
-    const { records, ...page } = await recordPage<AdjustmentRecord>(this.db, 'billing_adjustments', [['tenant_uuid = ?', tenant]], query, BILLING_PAGE, JSON.stringify(['adjustments', tenant]));
-    return { items: records, ...page };
+  execute({ principal, query }: ListBillingAdjustments): Promise<object> {
+    return this.access.page(principal, ADJUSTMENTS, query);
   }
 }
