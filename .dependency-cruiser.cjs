@@ -9,6 +9,7 @@ const MODULE_OF_PROJECTION = {
   'agentic-memory': 'agentic-memory-',
   commerce: 'commerce-',
   billing: 'billing-',
+  news: 'news-',
   notifications: 'notification-',
 };
 

@@ -21,6 +21,7 @@ import { identityAccountsReadModel } from './identity-accounts/identity-accounts
 import { identityAuthEventsReadModel } from './identity-auth-events/identity-auth-events.read-model';
 import { identitySessionsReadModel } from './identity-sessions/identity-sessions.read-model';
 import { identityTenancyReadModel } from './identity-tenancy/identity-tenancy.read-model';
+import { newsArticlesReadModel } from './news-articles/news-articles.read-model';
 import { notificationInboxReadModel } from './notification-inbox/notification-inbox.read-model';
 import { NOTIFICATION_RULES } from '../src/notification-rules';
 import { tradingMarketsReadModel } from './trading-markets/trading-markets.read-model';
@@ -51,5 +52,6 @@ export const READ_MODELS: ReadModelDefinition[] = [
   commerceTransfersReadModel,
   billingProductsReadModel,
   billingAccountsReadModel,
+  newsArticlesReadModel,
   notificationInboxReadModel(NOTIFICATION_RULES),
 ];

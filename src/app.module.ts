@@ -8,6 +8,7 @@ import { AuditModule } from './modules/audit/audit.module';
 import { BillingModule } from './modules/billing/billing.module';
 import { CommerceModule } from './modules/commerce/commerce.module';
 import { IdentityModule } from './modules/identity/identity.module';
+import { NewsModule } from './modules/news/news.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { TradingModule } from './modules/trading/trading.module';
 import { PlatformAuthGuard } from './platform/auth/auth.guard';
@@ -31,7 +32,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, BillingModule, NotificationsModule, AuditModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, BillingModule, NewsModule, NotificationsModule, AuditModule];
 
 @Module({})
 export class AppModule {

@@ -9,6 +9,7 @@ import { aiWalletNotificationRules } from './modules/ai-wallets/domain/notificat
 import { billingNotificationRules } from './modules/billing/domain/notification-rules';
 import { commerceNotificationRules } from './modules/commerce/domain/notification-rules';
 import { identityNotificationRules } from './modules/identity/domain/notification-rules';
+import { newsNotificationRules } from './modules/news/domain/notification-rules';
 import { tradingNotificationRules } from './modules/trading/domain/notification-rules';
 
-export const NOTIFICATION_RULES: readonly NotificationRules[] = [identityNotificationRules, tradingNotificationRules, aiWalletNotificationRules, agenticMemoryNotificationRules, commerceNotificationRules, billingNotificationRules];
+export const NOTIFICATION_RULES: readonly NotificationRules[] = [identityNotificationRules, tradingNotificationRules, aiWalletNotificationRules, agenticMemoryNotificationRules, commerceNotificationRules, billingNotificationRules, newsNotificationRules];

@@ -197,6 +197,7 @@ describe('platformTopics', () => {
       'p.events.agentic-memory',
       'p.events.commerce',
       'p.events.billing',
+      'p.events.news',
       'p.events.notifications',
       'p.events.audit',
       'p.projections.trading-orders',

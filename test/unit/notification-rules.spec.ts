@@ -443,14 +443,15 @@ describe('the rule port: each module declares its own, the composition holds it 
   });
 
   it('registers every module that notifies, each type and fact scope with one owner, the personal scopes for erasure', () => {
-    expect(NOTIFICATION_RULES.map((r) => r.source)).toEqual(['identity', 'trading', 'ai-wallets', 'agentic-memory', 'commerce', 'billing']);
+    expect(NOTIFICATION_RULES.map((r) => r.source)).toEqual(['identity', 'trading', 'ai-wallets', 'agentic-memory', 'commerce', 'billing', 'news']);
     expect(RULES.sourceOf.get('SECURITY_NEW_DEVICE_SIGN_IN')).toBe('identity');
     expect(RULES.sourceOf.get('ORDER_FILLED')).toBe('trading');
     expect(RULES.sourceOf.get('AI_WALLET_INTENT_DENIED')).toBe('ai-wallets');
     expect(RULES.sourceOf.get('MEMORY_REQUEST_ANSWERED')).toBe('agentic-memory');
     expect(RULES.sourceOf.get('COMMERCE_INVOICE_PAID')).toBe('commerce');
     expect(RULES.sourceOf.get('BILLING_CREDITS_EXHAUSTED')).toBe('billing');
-    expect(RULES.sourceOf.size).toBe(38);
+    expect(RULES.sourceOf.get('NEWS_ARTICLE_PUBLISHED')).toBe('news');
+    expect(RULES.sourceOf.size).toBe(39);
     expect(RULES.personalFactScopes).toEqual(['devices', 'sign-in-failures']);
     expect(new Set(RULES.handles).size).toBe(RULES.handles.length);
   });

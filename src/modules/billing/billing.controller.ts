@@ -35,7 +35,7 @@ export class BillingController {
   @ApiOperation({ summary: 'Your tenant\'s billing account: credits by pool, the period, usage rated so far, subscriptions (tenant_uuid: another tenant you hold a role in).' })
   @ApiErrors(404)
   @ApiOkResponse({ type: BillingAccountResponse })
-  account(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  getBillingAccount(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetBillingAccount(principal, query.tenant_uuid));
   }
 
@@ -43,7 +43,7 @@ export class BillingController {
   @ApiOperation({ summary: 'A period\'s usage rated from the event log, with its reconciliation (checked, posted, pending).' })
   @ApiErrors(404)
   @ApiOkResponse({ type: BillingUsageResponse })
-  usage(@Query() query: BillingUsageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  getBillingUsage(@Query() query: BillingUsageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetBillingUsage(principal, query));
   }
 
@@ -52,14 +52,14 @@ export class BillingController {
   @Get('products')
   @ApiOperation({ summary: 'The product catalogue: plans, top-ups, the free allowance every account gets, the currency.' })
   @ApiOkResponse({ type: BillingProductCatalogResponse })
-  products(): Promise<object> {
+  getBillingCatalog(): Promise<object> {
     return this.queryBus.execute(new GetBillingCatalog());
   }
 
   @Get('products/:code')
   @ApiOperation({ summary: 'One product (also a retired one).' })
   @ApiOkResponse({ type: BillingProductResponse })
-  product(@Param() p: ProductCodeParam): Promise<object> {
+  getBillingProduct(@Param() p: ProductCodeParam): Promise<object> {
     return this.queryBus.execute(new GetBillingProduct(p.code));
   }
 
@@ -67,7 +67,7 @@ export class BillingController {
   @ApiOperation({ summary: 'Define a product (platform admins): a PLAN granting credits every interval, or a TOPUP of non-expiring credits.' })
   @ApiCreatedResponse({ type: BillingProductResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
-  defineProduct(@Body() body: DefineBillingProductRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  defineBillingProduct(@Body() body: DefineBillingProductRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.answers.act(new DefineBillingProduct(principal, body), (code) => new GetBillingProduct(code));
   }
 
@@ -76,7 +76,7 @@ export class BillingController {
   @ApiOperation({ summary: 'Stop selling a product (platform admins); running subscriptions keep it until cancelled.' })
   @ApiOkResponse({ type: BillingProductResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
-  retireProduct(@Param() p: ProductCodeParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+  retireBillingProduct(@Param() p: ProductCodeParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.answers.act(new RetireBillingProduct(principal, p.code), (code) => new GetBillingProduct(code));
   }
 
@@ -86,7 +86,7 @@ export class BillingController {
   @ApiOperation({ summary: 'Your tenant\'s subscriptions.' })
   @ApiErrors(404)
   @ApiOkResponse({ type: BillingSubscriptionListResponse })
-  subscriptions(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  listBillingSubscriptions(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListBillingSubscriptions(principal, query.tenant_uuid));
   }
 
@@ -95,7 +95,7 @@ export class BillingController {
   @ApiErrors(404)
   @ApiCreatedResponse({ type: BillingSubscriptionResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
-  subscribe(@Body() body: StartBillingSubscriptionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  startBillingSubscription(@Body() body: StartBillingSubscriptionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.answers.act(new StartSubscription(principal, body), (code) => new GetBillingSubscription(principal, body.tenant_uuid, code));
   }
 
@@ -104,7 +104,7 @@ export class BillingController {
   @ApiOperation({ summary: 'Cancel a subscription at the end of the period (tenant owner or admin); its credits last until then.' })
   @ApiOkResponse({ type: BillingSubscriptionResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
-  cancel(@Param() p: ProductCodeParam, @Body() body: BillingTenantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  cancelBillingSubscription(@Param() p: ProductCodeParam, @Body() body: BillingTenantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.answers.act(new CancelSubscription(principal, p.code, body.tenant_uuid), (code) => new GetBillingSubscription(principal, body.tenant_uuid, code));
   }
 
@@ -114,14 +114,14 @@ export class BillingController {
   @ApiOperation({ summary: 'Your tenant\'s top-ups, newest first.' })
   @ApiErrors(404)
   @ApiOkResponse({ type: BillingTopupPageResponse })
-  topups(@Query() query: BillingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  listBillingTopups(@Query() query: BillingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListBillingTopups(principal, query));
   }
 
   @Get('topups/:topup_id')
   @ApiOperation({ summary: 'One top-up.' })
   @ApiOkResponse({ type: BillingTopupResponse })
-  topup(@Param() p: TopupParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+  getBillingTopup(@Param() p: TopupParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetBillingTopup(principal, p.topup_id));
   }
 
@@ -130,7 +130,7 @@ export class BillingController {
   @ApiErrors(404)
   @ApiCreatedResponse({ type: BillingTopupResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
-  requestTopup(@Body() body: RequestBillingTopupRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  requestBillingTopup(@Body() body: RequestBillingTopupRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.answers.act(new RequestTopup(principal, body), (id) => new GetBillingTopup(principal, id));
   }
 
@@ -139,7 +139,7 @@ export class BillingController {
   @ApiOperation({ summary: 'The payment rail\'s report on a top-up (platform admins; the simulated rail\'s callback): SETTLED, FAILED or REVERSED.' })
   @ApiOkResponse({ type: BillingTopupResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
-  railReport(@Param() p: TopupParam, @Body() body: BillingTopupRailReport, @CurrentPrincipal() principal: Principal): Promise<object> {
+  reportBillingTopupPayment(@Param() p: TopupParam, @Body() body: BillingTopupRailReport, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.answers.act(new ReportTopupPayment(principal, p.topup_id, body), (id) => new GetBillingTopup(principal, id));
   }
 
@@ -149,7 +149,7 @@ export class BillingController {
   @ApiOperation({ summary: 'Your tenant\'s adjustments, newest first.' })
   @ApiErrors(404)
   @ApiOkResponse({ type: BillingAdjustmentPageResponse })
-  adjustments(@Query() query: BillingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+  listBillingAdjustments(@Query() query: BillingListQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListBillingAdjustments(principal, query));
   }
 
@@ -158,7 +158,7 @@ export class BillingController {
   @ApiErrors(404)
   @ApiCreatedResponse({ type: BillingAdjustmentResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
-  adjust(@Body() body: BillingAdjustmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+  adjustBillingCredits(@Body() body: BillingAdjustmentRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.answers.act(new AdjustCredits(principal, body), (id) => new GetBillingAdjustment(principal, id));
   }
 }

@@ -10,7 +10,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { CLOCK, type Clock } from '../../platform/clock';
 import { ValidationFailed } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
-import { recordPage } from '../../platform/read-model/json-records';
+import { containsPattern, recordPage } from '../../platform/read-model/json-records';
 import { MERCHANTS, type MerchantRecord } from '../../../projections/commerce-merchants/commerce-merchants.read-model';
 import { PRODUCTS, type ProductRecord } from '../../../projections/commerce-products/commerce-products.read-model';
 import { INVOICES, PAYMENTS, type InvoiceRecord, type PaymentRecord } from '../../../projections/commerce-invoices/commerce-invoices.read-model';
@@ -64,8 +64,6 @@ function required<K extends Filter>(query: CommerceQuery, field: K, list: string
   return value as NonNullable<CommerceQuery[K]>;
 }
 
-/** `LIKE` text of a search, with its wildcards escaped. */
-const likeOf = (q: string): string => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * One keyset page of a commerce table: rows of `where` (parameterized), newest first by the creating event's position.
@@ -113,7 +111,7 @@ export class ListMerchantsHandler implements IQueryHandler<ListMerchants> {
     const workspace = await this.access.workspace(principal, undefined, 'read');
     const where: Array<[string, unknown]> = [['workspace_uuid = ?', workspace.workspace_id]];
     if (status) where.push(['status = ?', status]);
-    if (query.q) where.push([`search_text LIKE ? ESCAPE '\\'`, likeOf(query.q)]);
+    if (query.q) where.push([`search_text LIKE ? ESCAPE '\\'`, containsPattern(query.q)]);
     return page<MerchantRecord>(this.db, 'commerce_merchants', where, query, scopeOf(workspace.workspace_id, 'merchants', query), merchantView);
   }
 }
@@ -153,7 +151,7 @@ export class ListProductsHandler implements IQueryHandler<ListProducts> {
     const { record: merchant } = await this.access.record(principal, MERCHANTS, merchant_uuid, 'read', () => new MerchantNotFound());
     const where: Array<[string, unknown]> = [['merchant_uuid = ?', merchant_uuid]];
     if (status) where.push(['status = ?', status]);
-    if (query.q) where.push([`search_text LIKE ? ESCAPE '\\'`, likeOf(query.q)]);
+    if (query.q) where.push([`search_text LIKE ? ESCAPE '\\'`, containsPattern(query.q)]);
     return page<ProductRecord>(this.db, 'commerce_products', where, query, scopeOf(merchant.workspace_uuid, 'products', { ...query, merchant_uuid }), productView);
   }
 }

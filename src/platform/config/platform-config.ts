@@ -262,6 +262,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   BILLING_PERIOD_CLOSE_SWEEP_MS = 15_000;
 
+  /** How often the node holding the news scheduler's lease publishes the articles whose publish_at has come (ms). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  NEWS_PUBLISH_SWEEP_MS = 5_000;
+
   /** Ed25519 private key (base64 of its 32-byte seed) signing agentic memory manifests; unset: manifests say UNSIGNED. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'MEMORY_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
   MEMORY_SIGNING_KEY?: string;
@@ -348,6 +352,7 @@ export interface PlatformConfig {
   billingFreeAllowanceCredits: string;
   billingCurrency: string;
   billingPeriodCloseSweepMs: number;
+  newsPublishSweepMs: number;
   memorySigningKey?: string;
   auditSigningKey?: string;
   auditCheckpoints: boolean;
@@ -440,6 +445,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     billingFreeAllowanceCredits: env.BILLING_FREE_ALLOWANCE_CREDITS,
     billingCurrency: env.BILLING_CURRENCY,
     billingPeriodCloseSweepMs: env.BILLING_PERIOD_CLOSE_SWEEP_MS,
+    newsPublishSweepMs: env.NEWS_PUBLISH_SWEEP_MS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
     auditSigningKey: env.AUDIT_SIGNING_KEY,
     auditCheckpoints: env.AUDIT_CHECKPOINTS,

@@ -18,6 +18,7 @@ export const STREAM_MODULES: ReadonlyArray<readonly [prefix: string, module: str
   ['agentic-memory-', 'agentic-memory'],
   ['commerce-', 'commerce'],
   ['billing-', 'billing'],
+  ['news-', 'news'],
   ['notifications-', 'notifications'],
   ['audit-', 'audit'],
 ];

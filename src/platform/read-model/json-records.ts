@@ -79,3 +79,9 @@ export async function recordPage<R>(
   const { rows: taken, next_cursor } = rawPage(rows, limit, (r) => r.position, scope);
   return { records: taken.map((r) => JSON.parse(r.record) as R), limit, ...(next_cursor ? { next_cursor } : {}) };
 }
+
+/**
+ * The `LIKE` pattern of a case-insensitive "contains" search over a lower-cased search column, its wildcards escaped
+ * (use with `ESCAPE '\'`). Lower-casing in JS, not in SQL, makes SQLite and PostgreSQL match the same rows.
+ */
+export const containsPattern = (q: string): string => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
