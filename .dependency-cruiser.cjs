@@ -10,6 +10,7 @@ const MODULE_OF_PROJECTION = {
   commerce: 'commerce-',
   billing: 'billing-',
   news: 'news-',
+  'asset-collections': 'asset-collections',
   notifications: 'notification-',
 };
 

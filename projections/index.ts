@@ -9,6 +9,7 @@ import { aiWalletActivityReadModel } from './ai-wallet-activity/ai-wallet-activi
 import { aiWalletBindingsReadModel } from './ai-wallet-bindings/ai-wallet-bindings.read-model';
 import { aiWalletBudgetsReadModel } from './ai-wallet-budgets/ai-wallet-budgets.read-model';
 import { aiWalletIntentsReadModel } from './ai-wallet-intents/ai-wallet-intents.read-model';
+import { assetCollectionsReadModel } from './asset-collections/asset-collections.read-model';
 import { billingAccountsReadModel } from './billing-accounts/billing-accounts.read-model';
 import { billingProductsReadModel } from './billing-products/billing-products.read-model';
 import { commerceInvoicesReadModel } from './commerce-invoices/commerce-invoices.read-model';
@@ -53,5 +54,6 @@ export const READ_MODELS: ReadModelDefinition[] = [
   billingProductsReadModel,
   billingAccountsReadModel,
   newsArticlesReadModel,
+  assetCollectionsReadModel,
   notificationInboxReadModel(NOTIFICATION_RULES),
 ];

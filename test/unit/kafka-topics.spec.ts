@@ -198,6 +198,7 @@ describe('platformTopics', () => {
       'p.events.commerce',
       'p.events.billing',
       'p.events.news',
+      'p.events.asset-collections',
       'p.events.notifications',
       'p.events.audit',
       'p.projections.trading-orders',

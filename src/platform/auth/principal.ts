@@ -73,6 +73,9 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   return principal;
 });
 
+/** The caller on a @Public() route: the principal when a valid token came with the request, else null. */
+export const OptionalPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal | null => ctx.switchToHttp().getRequest<FastifyRequest>().principal ?? null);
+
 /** The bearer token of the request, if any (the raw value: only for revocation of the caller's own session). */
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;

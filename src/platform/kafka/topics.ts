@@ -19,6 +19,7 @@ export const STREAM_MODULES: ReadonlyArray<readonly [prefix: string, module: str
   ['commerce-', 'commerce'],
   ['billing-', 'billing'],
   ['news-', 'news'],
+  ['asset-collection-', 'asset-collections'],
   ['notifications-', 'notifications'],
   ['audit-', 'audit'],
 ];
