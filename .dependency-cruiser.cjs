@@ -11,6 +11,7 @@ const MODULE_OF_PROJECTION = {
   billing: 'billing-',
   news: 'news-',
   'asset-collections': 'asset-collections',
+  arena: 'arena-',
   notifications: 'notification-',
 };
 

@@ -9,6 +9,7 @@ import { aiWalletActivityReadModel } from './ai-wallet-activity/ai-wallet-activi
 import { aiWalletBindingsReadModel } from './ai-wallet-bindings/ai-wallet-bindings.read-model';
 import { aiWalletBudgetsReadModel } from './ai-wallet-budgets/ai-wallet-budgets.read-model';
 import { aiWalletIntentsReadModel } from './ai-wallet-intents/ai-wallet-intents.read-model';
+import { arenaSeasonsReadModel } from './arena-seasons/arena-seasons.read-model';
 import { assetCollectionsReadModel } from './asset-collections/asset-collections.read-model';
 import { billingAccountsReadModel } from './billing-accounts/billing-accounts.read-model';
 import { billingProductsReadModel } from './billing-products/billing-products.read-model';
@@ -55,5 +56,6 @@ export const READ_MODELS: ReadModelDefinition[] = [
   billingAccountsReadModel,
   newsArticlesReadModel,
   assetCollectionsReadModel,
+  arenaSeasonsReadModel,
   notificationInboxReadModel(NOTIFICATION_RULES),
 ];

@@ -4,6 +4,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AgenticMemoryModule } from './modules/agentic-memory/agentic-memory.module';
 import { AiWalletsModule } from './modules/ai-wallets/ai-wallets.module';
+import { ArenaModule } from './modules/arena/arena.module';
 import { AssetCollectionsModule } from './modules/asset-collections/asset-collections.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { BillingModule } from './modules/billing/billing.module';
@@ -33,7 +34,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, BillingModule, NewsModule, AssetCollectionsModule, NotificationsModule, AuditModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, BillingModule, NewsModule, AssetCollectionsModule, ArenaModule, NotificationsModule, AuditModule];
 
 @Module({})
 export class AppModule {

@@ -6,7 +6,7 @@ import { portableSql } from '../../src/platform/read-model/read-model.datasource
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { TradeExecutedData } from '../../src/modules/trading/domain/engine-events';
 import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
-import { applyFill, FLAT, type Position } from './position';
+import { applyFill, FLAT, type Position } from '../../src/modules/trading/domain/position';
 
 /** Decimal strings with 18 fractional digits; quantity and realized_pnl signed. */
 export interface PositionRow {

@@ -199,6 +199,7 @@ describe('platformTopics', () => {
       'p.events.billing',
       'p.events.news',
       'p.events.asset-collections',
+      'p.events.arena',
       'p.events.notifications',
       'p.events.audit',
       'p.projections.trading-orders',

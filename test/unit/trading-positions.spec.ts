@@ -1,6 +1,6 @@
 /** Net position arithmetic (pure), given/when/then, exact to 18 fractional digits. */
 import { formatDecimal, parseDecimal } from '../../src/platform/decimal/fixed18';
-import { applyFill, FLAT, positionSide, type Position } from '../../projections/trading-positions/position';
+import { applyFill, FLAT, positionSide, type Position } from '../../src/modules/trading/domain/position';
 
 const d = (s: string): bigint => parseDecimal(s, { allowSign: true });
 const pos = (quantity: string, entry: string, pnl = '0'): Position => ({ quantity: d(quantity), entry_price: d(entry), realized_pnl: d(pnl) });

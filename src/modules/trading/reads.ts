@@ -10,7 +10,7 @@ import { PlatformError } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import type { PositionRow } from '../../../projections/trading-positions/trading-positions.read-model';
-import { positionSide, type PositionSide } from '../../../projections/trading-positions/position';
+import { positionSide, type PositionSide } from './domain/position';
 import type { TradeRow } from '../../../projections/trading-trades/trading-trades.read-model';
 import { divideRounded, formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 import { aggregateDepth, historyWindowStart, minuteCandles, type Candle, type DepthLevel, type RestingOrder, type TradePrint } from './market-data';

@@ -266,6 +266,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   NEWS_PUBLISH_SWEEP_MS = 5_000;
 
+  /** How often the node holding the arena clock's lease starts, settles and finalizes seasons that are due (ms). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  ARENA_CLOCK_SWEEP_MS = 5_000;
+
   /** Ed25519 private key (base64 of its 32-byte seed) signing agentic memory manifests; unset: manifests say UNSIGNED. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'MEMORY_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
   MEMORY_SIGNING_KEY?: string;
@@ -353,6 +357,7 @@ export interface PlatformConfig {
   billingCurrency: string;
   billingPeriodCloseSweepMs: number;
   newsPublishSweepMs: number;
+  arenaClockSweepMs: number;
   memorySigningKey?: string;
   auditSigningKey?: string;
   auditCheckpoints: boolean;
@@ -446,6 +451,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     billingCurrency: env.BILLING_CURRENCY,
     billingPeriodCloseSweepMs: env.BILLING_PERIOD_CLOSE_SWEEP_MS,
     newsPublishSweepMs: env.NEWS_PUBLISH_SWEEP_MS,
+    arenaClockSweepMs: env.ARENA_CLOCK_SWEEP_MS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
     auditSigningKey: env.AUDIT_SIGNING_KEY,
     auditCheckpoints: env.AUDIT_CHECKPOINTS,

@@ -20,6 +20,7 @@ export const OPENAPI_TAGS: Record<string, string> = {
   'ai-wallets': 'AI-agent wallet bindings, spending policies, budgets, intents, approvals and the workload token.',
   'agentic-memory': 'Memory collections, items, requests, clarifications and signed manifests.',
   commerce: 'Merchants and their review, catalogues, invoices, payments, watch-only wallets and settlement intents.',
+  arena: 'Arena administration: trading competitions between a tenant\'s people on the platform\'s markets, with leaderboards frozen at the season\'s end.',
   'asset-collections': 'A catalogue of asset collections platform admins keep; ACTIVE ones listed publicly, with a recomputable metadata hash.',
   news: 'News administration: a tenant\'s articles, drafted, scheduled, published and archived.',
   billing: 'Billing accounts and their credit pools, the product catalogue, subscriptions, top-ups, adjustments and usage rated from the event log.',

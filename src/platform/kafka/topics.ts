@@ -20,6 +20,7 @@ export const STREAM_MODULES: ReadonlyArray<readonly [prefix: string, module: str
   ['billing-', 'billing'],
   ['news-', 'news'],
   ['asset-collection-', 'asset-collections'],
+  ['arena-', 'arena'],
   ['notifications-', 'notifications'],
   ['audit-', 'audit'],
 ];

@@ -5,7 +5,7 @@
  * Rounding: the weighted-average entry price and each fill's realized PnL are rounded once to 18 fractional
  * digits, HALF_EVEN, from their exact values; realized PnL is the sum of those per-fill amounts.
  */
-import { abs, divideRounded, min, SCALE } from '../../src/platform/decimal/fixed18';
+import { abs, divideRounded, min, SCALE } from '../../../platform/decimal/fixed18';
 
 export interface Position {
   /** Signed: > 0 long, < 0 short. */
