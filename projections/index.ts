@@ -28,6 +28,7 @@ import { notificationInboxReadModel } from './notification-inbox/notification-in
 import { NOTIFICATION_RULES } from '../src/notification-rules';
 import { tradingMarketsReadModel } from './trading-markets/trading-markets.read-model';
 import { tradingOrdersReadModel } from './trading-orders/trading-orders.read-model';
+import { tradingPriceFeedsReadModel } from './trading-price-feeds/trading-price-feeds.read-model';
 import { tradingPositionsReadModel } from './trading-positions/trading-positions.read-model';
 import { tradingTradesReadModel } from './trading-trades/trading-trades.read-model';
 
@@ -40,6 +41,7 @@ export const READ_MODELS: ReadModelDefinition[] = [
   tradingOrdersReadModel,
   tradingTradesReadModel,
   tradingPositionsReadModel,
+  tradingPriceFeedsReadModel,
   aiWalletBindingsReadModel,
   aiWalletIntentsReadModel,
   aiWalletBudgetsReadModel,

@@ -14,12 +14,17 @@ import { CanonicalTradingController } from './canonical.controller';
 import { TRADING_READ_PROVIDERS } from './reads';
 import { MtfReadController, TradingPositionsController } from './trading-read.controller';
 import { ListOrdersHandler, PlaceOrderHandler } from './orders';
+import { CreatePriceFeedHandler, GetPriceFeedHandler, ListPriceFeedsHandler, PushQuotesHandler, RegisterPriceProviderHandler } from './price-feeds';
+import { PriceFeedsController } from './price-feeds.controller';
 // The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
 import './domain/privacy';
 
 @Module({
-  controllers: [MtfController, MtfReadController, CanonicalTradingController, TradingPositionsController],
-  providers: [...TRADING_READ_PROVIDERS, MatchingEngineHost, CancelOrdersHandler, ClosePositionHandler, GetCanonicalOrderHandler, CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceOrderHandler, ListOrdersHandler],
+  controllers: [MtfController, MtfReadController, CanonicalTradingController, TradingPositionsController, PriceFeedsController],
+  providers: [
+    ...TRADING_READ_PROVIDERS, MatchingEngineHost, CancelOrdersHandler, ClosePositionHandler, GetCanonicalOrderHandler, CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceOrderHandler, ListOrdersHandler,
+    RegisterPriceProviderHandler, CreatePriceFeedHandler, PushQuotesHandler, GetPriceFeedHandler, ListPriceFeedsHandler,
+  ],
 })
 export class TradingModule implements OnApplicationBootstrap {
   constructor(

@@ -24,6 +24,7 @@ describe('docs/privacy.md', () => {
       SessionStarted: ['token_hash'],
       AiWalletBindingCreated: ['client_secret_hash'],
       WorkloadTokenIssued: ['token_hash'],
+      PriceProviderRegistered: ['key_hash'],
     });
   });
 });

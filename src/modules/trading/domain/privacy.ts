@@ -8,6 +8,7 @@ import { declareEventClasses } from '../../../platform/privacy/field-classes';
 import type { EngineEvent } from './engine-events';
 import type { MarketEvent, MarketRegistryEvent } from './market';
 import type { OrderEvent } from './order';
+import type { PriceFeedEvent, PriceProviderEvent } from './price-feed';
 
 const ENGINE_BASE = { market_uuid: 'internal', input_position: 'internal' } as const;
 
@@ -49,3 +50,15 @@ export const ENGINE_EVENT_CLASSES = declareEventClasses<EngineEvent | { type: 'E
   // The book as the engine held it (orders, no person's words): a cache of the engine's state.
   EngineSnapshotTaken: { engine_revision: 'internal', snapshot: 'internal' },
 });
+
+/** Price feeds: their definitions and computed values are the platform's facts; a provider's push key hash is a secret, sealed under the provider's own key. */
+export const PRICE_FEED_EVENT_CLASSES = declareEventClasses<PriceFeedEvent>('trading', {
+  PriceFeedCreated: { feed: 'internal', by_profile_uuid: 'internal' },
+  PriceFeedValueComputed: { feed_id: 'internal', quote: 'internal', received_at: 'internal', status: 'internal', value: 'internal', used: 'internal', excluded: 'internal' },
+});
+
+export const PRICE_PROVIDER_EVENT_CLASSES = declareEventClasses<PriceProviderEvent>(
+  'trading',
+  { PriceProviderRegistered: { provider_uuid: 'internal', name: 'internal', key_hash: 'secret', by_profile_uuid: 'internal', at: 'internal' } },
+  { subject: (e) => String(e.data.provider_uuid) },
+);
