@@ -9,41 +9,27 @@ import { Logger } from 'nestjs-pino';
 import { CLOCK, type Clock } from '../../platform/clock';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
-import { LeasedSweep, PeriodicJob } from '../../platform/jobs/periodic-job';
+import { LeasedSweepService } from '../../platform/jobs/periodic-job';
 import { CheckpointStore } from '../../platform/projections/checkpoint.store';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { seasonDecider, seasonStream } from './domain/season';
 
 @Injectable()
-export class ArenaClock implements OnApplicationBootstrap, OnApplicationShutdown {
-  private job: PeriodicJob | null = null;
-  private readonly leased: LeasedSweep;
-
+export class ArenaClock extends LeasedSweepService implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly db: ReadModelDatabase,
     private readonly commands: CommandExecutor,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
     @Inject(NODE_IDENTITY) identity: LeaseOwnerIdentity,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
-    this.leased = new LeasedSweep(new CheckpointStore(db, identity), 'arena-clock', () => this.run());
+    super(new CheckpointStore(db, identity), 'arena-clock', config.arenaClockSweepMs, logger);
   }
 
-  onApplicationBootstrap(): void {
-    this.job = new PeriodicJob(this.config.arenaClockSweepMs, () => this.leased.tick(), (err) => this.logger.warn({ err }, 'arena clock failed'));
-    this.job.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job?.stop();
-    await this.leased.release().catch(() => undefined);
-  }
-
-  /** One run under the lease (null: another node holds it). */
-  tick(): Promise<number | null> {
-    return this.leased.tick();
+  protected sweep(): Promise<number> {
+    return this.run();
   }
 
   /** Moves every season that is due; answers how many events it appended. */

@@ -59,3 +59,40 @@ export class LeasedSweep {
     return this.leases.release(this.name);
   }
 }
+
+/**
+ * A module's leased sweep as a provider: every `intervalMs` the node holding lease `name` runs `sweep` (a PeriodicJob
+ * around a LeasedSweep), started when the application boots and stopped, with the lease released, when it shuts down.
+ * `tick` runs it once now (tests, and a clock the test moves).
+ */
+export abstract class LeasedSweepService {
+  private job: PeriodicJob | null = null;
+  private readonly leased: LeasedSweep;
+
+  protected constructor(
+    leases: CheckpointStore,
+    private readonly name: string,
+    private readonly intervalMs: number,
+    private readonly log: { warn(obj: object, msg: string): void },
+  ) {
+    this.leased = new LeasedSweep(leases, name, () => this.sweep());
+  }
+
+  /** One run's work under the lease; answers how much it did. Safe to repeat (another node may have run it). */
+  protected abstract sweep(): Promise<number>;
+
+  onApplicationBootstrap(): void {
+    this.job = new PeriodicJob(this.intervalMs, () => this.leased.tick(), (err) => this.log.warn({ err }, `${this.name} failed`));
+    this.job.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.job?.stop();
+    await this.leased.release().catch(() => undefined);
+  }
+
+  /** One run under the lease (null: another node holds it). */
+  tick(): Promise<number | null> {
+    return this.leased.tick();
+  }
+}
