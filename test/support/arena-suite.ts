@@ -48,16 +48,17 @@ export function arenaSuite(name: string, env: () => Record<string, string>, clea
     }
     const order = (who: Headers, direction: 'BUY' | 'SELL', limit_price: string, market = 'BTC-PERP') =>
       call('POST', `${MTF}/orders`, who, { direction, market, order_size: '0.010', limit_price, external_ref: 'YXJlbmE' });
-    /** A BUY by `buyer` resting, then a SELL by `seller` at the same price: one trade; waits until the log is projected. */
+    /** A BUY by `buyer` resting, then a SELL by `seller` at the same price: one trade, once the engine filled it and the log is projected. */
     async function cross(buyer: Headers, seller: Headers, price: string, market = 'BTC-PERP'): Promise<void> {
       expect((await order(buyer, 'BUY', price, market)).status).toBe(201);
-      expect((await order(seller, 'SELL', price, market)).status).toBe(201);
+      const sell = await order(seller, 'SELL', price, market);
+      expect(sell.status).toBe(201);
+      // The engine decides after the order's append: wait for its fill, not for a while.
+      await until(async () => (await call('GET', `${MTF}/order_meta?order_uuid=${sell.json.response.order_uuid}`, seller)).json?.response?.order?.status, (s) => s === 'FILLED', 10_000);
       await settle();
     }
     async function settle(): Promise<void> {
       const store: EventStore = t.app.get(EVENT_STORE);
-      // The engine decides after the order's append: let its trades land, then the projections pass them.
-      await new Promise((r) => setTimeout(r, 150));
       expect(await t.app.get(ProjectionRunner).waitFor(await store.headPosition(), undefined, 8000)).toBe(true);
     }
     const season = async (who: Headers, id: string) => (await call('GET', `${ARENA}/seasons/${id}`, who)).json.data;
