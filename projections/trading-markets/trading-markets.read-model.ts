@@ -6,6 +6,17 @@ import { portableSql } from '../../src/platform/read-model/read-model.datasource
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { MarketDefinition } from '../../src/modules/trading/domain/market';
 
+/** The market's reference prices where a feed is bound (null otherwise), as its engine last decided them. */
+export interface MarketPriceColumns {
+  price_feed_id: string | null;
+  stop_trigger_source: string | null;
+  mark_basis_window_ms: number | null;
+  price_feed_status: string | null;
+  index_price: string | null;
+  index_at: string | null;
+  mark_price: string | null;
+}
+
 /** The market's definition as stored, flags as 0/1 integers (SQLite binds no booleans). */
 export type MarketRow = Omit<MarketDefinition, 'market_type'> & {
   market_type: string;
@@ -14,7 +25,7 @@ export type MarketRow = Omit<MarketDefinition, 'market_type'> & {
   is_maker_only: number;
   version: number;
   updated_at: string;
-};
+} & MarketPriceColumns;
 
 export class TradingMarkets1764000002000 implements MigrationInterface {
   name = 'TradingMarkets1764000002000';
@@ -64,11 +75,31 @@ export class TradingMarketsMaximumQuantity1764000009810 implements MigrationInte
   }
 }
 
+/** A market's price feed binding and the index and mark prices its engine decides (issue 27). */
+export class TradingMarketsPriceFeed1764000012700 implements MigrationInterface {
+  name = 'TradingMarketsPriceFeed1764000012700';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string) => new TableColumn({ name, type: 'varchar', length, isNullable: true });
+    await q.addColumns('mtf_markets', [
+      text('price_feed_id', '32'),
+      text('stop_trigger_source', '16'),
+      new TableColumn({ name: 'mark_basis_window_ms', type: 'integer', isNullable: true }),
+      text('price_feed_status', '8'),
+      text('index_price', '48'),
+      text('index_at', '40'),
+      text('mark_price', '48'),
+    ]);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const c of ['mark_price', 'index_at', 'index_price', 'price_feed_status', 'mark_basis_window_ms', 'stop_trigger_source', 'price_feed_id']) await q.dropColumn('mtf_markets', c);
+  }
+}
+
 const flag = (v: unknown): number => (v ? 1 : 0);
 
 export class TradingMarketsProjector implements Projector {
   readonly name = 'trading-markets';
-  readonly handles = ['MarketCreated', 'MarketFlagsChanged'] as const;
+  readonly handles = ['MarketCreated', 'MarketFlagsChanged', 'MarketPriceFeedBound', 'IndexPriceUpdated', 'MarkPriceUpdated'] as const;
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const d = event.data as Record<string, string | number | boolean>;
@@ -88,6 +119,27 @@ export class TradingMarketsProjector implements Projector {
       );
       return;
     }
+    if (event.type === 'MarketPriceFeedBound') {
+      // Another feed: its index is not known until the engine's first tick of it.
+      const keep = (c: string) => `${c} = CASE WHEN price_feed_id = ? THEN ${c} ELSE NULL END`;
+      await tx.query(
+        portableSql(
+          tx,
+          `UPDATE mtf_markets SET ${['price_feed_status', 'index_price', 'index_at', 'mark_price'].map(keep).join(', ')},
+             price_feed_id = ?, stop_trigger_source = ?, mark_basis_window_ms = ?, version = ?, updated_at = ? WHERE market_uuid = ?`,
+        ),
+        [d.feed_id, d.feed_id, d.feed_id, d.feed_id, d.feed_id, d.stop_trigger_source, d.mark_basis_window_ms, Number(event.revision), event.occurred_at, d.market_uuid],
+      );
+      return;
+    }
+    if (event.type === 'IndexPriceUpdated') {
+      await tx.query(portableSql(tx, 'UPDATE mtf_markets SET price_feed_status = ?, index_price = ?, index_at = ? WHERE market_uuid = ?'), [d.feed_status, d.index_price ?? null, d.at, d.market_uuid]);
+      return;
+    }
+    if (event.type === 'MarkPriceUpdated') {
+      await tx.query(portableSql(tx, 'UPDATE mtf_markets SET mark_price = ? WHERE market_uuid = ?'), [d.mark_price ?? null, d.market_uuid]);
+      return;
+    }
     await tx.query(portableSql(tx, 'UPDATE mtf_markets SET is_suspended = ?, is_cancel_only = ?, is_maker_only = ?, version = ?, updated_at = ? WHERE market_uuid = ?'), [
       flag(d.is_suspended), flag(d.is_cancel_only), flag(d.is_maker_only), Number(event.revision), event.occurred_at, event.stream.slice('mtf-market-'.length),
     ]);
@@ -101,6 +153,6 @@ export class TradingMarketsProjector implements Projector {
 export const tradingMarketsReadModel: ReadModelDefinition = {
   name: 'trading-markets',
   entities: [],
-  migrations: [TradingMarkets1764000002000, TradingMarketsMaximumQuantity1764000009810],
+  migrations: [TradingMarkets1764000002000, TradingMarketsMaximumQuantity1764000009810, TradingMarketsPriceFeed1764000012700],
   projector: TradingMarketsProjector,
 };

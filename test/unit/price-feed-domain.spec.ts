@@ -1,5 +1,5 @@
 /** Composite price feeds, given/when/then: the weighted median by hand, ties, staleness, outliers, the clamped mean, the feed's stream. */
-import { computeComposite, priceFeedDecider, weightedMedian, type FeedDefinition, type Quote } from '../../src/modules/trading/domain/price-feed';
+import { computeComposite, priceFeedDecider, weightedMedian, type FeedDefinition, type PriceFeedEvent, type Quote } from '../../src/modules/trading/domain/price-feed';
 import { parseDecimal } from '../../src/platform/decimal/fixed18';
 
 const NOW = new Date('2026-11-25T10:00:10.000Z');
@@ -75,5 +75,26 @@ describe('the feed\'s stream', () => {
     expect(priceFeedDecider.decide({ kind: 'ApplyQuote', quote: { ...quote(1, '99'), provider_symbol: 'ETHUSD' } }, s, ctx)).toEqual([]);
     const [e] = priceFeedDecider.decide({ kind: 'ApplyQuote', quote: quote(3, '102', 500) }, s, ctx);
     expect(e.data).toMatchObject({ quote: { price: '102' }, status: 'LIVE', value: '101', used: [{ price: '100' }, { price: '101' }, { price: '102' }] });
+  });
+});
+
+describe('the staleness sweep\'s reassessment', () => {
+  it('given a LIVE feed whose sources age past max_staleness_ms, when reassessed, then one value without a quote (a source lost, then STALE); unchanged: nothing', () => {
+    let s = priceFeedDecider.initialState();
+    const at = (ms: number) => ({ now: new Date(NOW.getTime() + ms), newId: () => '' });
+    const apply = (events: PriceFeedEvent[]) => events.forEach((e) => (s = priceFeedDecider.evolve(s, e)));
+    apply(priceFeedDecider.decide({ kind: 'CreateFeed', feed: def({ min_sources: 1, max_staleness_ms: 5_000 }), by_profile_uuid: P(9) }, s, at(0)));
+    apply(priceFeedDecider.decide({ kind: 'ApplyQuote', quote: quote(1, '100', 2_000) }, s, at(0)));
+    apply(priceFeedDecider.decide({ kind: 'ApplyQuote', quote: quote(2, '102', 0) }, s, at(0)));
+    expect(s.last).toMatchObject({ status: 'LIVE', value: '101' });
+    expect(priceFeedDecider.decide({ kind: 'Reassess' }, s, at(1_000))).toEqual([]);
+    const lost = priceFeedDecider.decide({ kind: 'Reassess' }, s, at(3_500)); // source 1 published 5.5 s ago
+    expect(lost).toEqual([{ type: 'PriceFeedValueComputed', data: expect.objectContaining({ quote: null, status: 'LIVE', value: '102', excluded: expect.arrayContaining([expect.objectContaining({ provider_uuid: P(1), reason: 'STALE' })]) }) }]);
+    apply(lost);
+    expect(s.latest[`${P(1)}:BTCUSD`].price).toBe('100'); // the quotes stay; only the value changed
+    const stale = priceFeedDecider.decide({ kind: 'Reassess' }, s, at(6_000));
+    expect(stale[0].data).toMatchObject({ quote: null, status: 'STALE', value: null, received_at: at(6_000).now.toISOString() });
+    apply(stale);
+    expect(priceFeedDecider.decide({ kind: 'Reassess' }, s, at(60_000))).toEqual([]);
   });
 });

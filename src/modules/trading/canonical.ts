@@ -14,6 +14,7 @@ import { OrderNotFound, orderDecider, orderStream, type OrderType, type TimeInFo
 import type { CancelOutcome } from './cancels';
 import { ListPositions, loadOrderMeta, type PositionRecord } from './reads';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import type { TriggerSource } from './domain/mark-price';
 
 const ORDER_TYPES: readonly OrderType[] = ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'];
 const TIME_IN_FORCE = ['GTC', 'IOC', 'FOK', 'BOOK_OR_CANCEL'] as const;
@@ -53,6 +54,7 @@ export function canonicalOrderSpec(o: CanonicalOrder): OrderSpec {
     order_size: o.quantity,
     limit_price: o.limit_price ?? null,
     trigger_price: o.trigger_price ?? null,
+    trigger_source: (o.trigger_source as TriggerSource | null | undefined) ?? null,
     external_ref: o.external_reference,
     channel: 'CANONICAL',
     leverage: o.leverage,
@@ -78,6 +80,7 @@ export function canonicalOrderRecord(r: PlacedOrder): Record<string, unknown> {
     limit_price: r.limit_price,
     quantity: r.order_size,
     trigger_price: r.trigger_price,
+    trigger_source: r.trigger_source ?? null,
     client_reference: r.client_reference ?? null,
     reporting_identifier: r.reporting_identifier ?? null,
     engine_id: r.engine_id,
@@ -182,7 +185,7 @@ export class GetCanonicalOrderHandler implements IQueryHandler<GetCanonicalOrder
     const placement = state.placement;
     if (!placement || placement.profile_uuid !== principal.profile_uuid || version === null) throw new OrderNotFound();
     return {
-      ...canonicalOrderRecord({ ...row, leverage: placement.leverage, client_reference: placement.client_reference, reporting_identifier: placement.reporting_identifier }),
+      ...canonicalOrderRecord({ ...row, leverage: placement.leverage, client_reference: placement.client_reference, reporting_identifier: placement.reporting_identifier, trigger_source: placement.trigger_source ?? null }),
       filled: meta.filled,
       remaining: meta.remaining,
       average_price: meta.average_price,

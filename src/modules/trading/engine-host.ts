@@ -2,7 +2,8 @@
  * Runs the matching engines: one single writer per market. A worker takes the market's lease (the projection
  * checkpoint table, name `engine:<market_uuid>`), rebuilds its engine from the latest snapshot plus the engine
  * stream after it, then consumes the global log after the last input it decided: OrderAccepted and
- * OrderCancelRequested events of its market. Each batch of inputs is decided by the pure MarketEngine and appended
+ * OrderCancelRequested events of its market, its MarketPriceFeedBound, and the PriceFeedValueComputed events of the
+ * feed bound to it (its index ticks, in the same log order as its orders: a replay decides the same triggers). Each batch of inputs is decided by the pure MarketEngine and appended
  * to `mtf-engine-<market_uuid>` in ONE append with the expected revision, so two writers can never both append a
  * decision (the loser's append fails; it drops its in-memory state and stands by). Inputs and decisions are
  * exactly-once: the engine stream records the position of every input it decided.
@@ -22,11 +23,13 @@ import { ReadModelDatabase } from '../../platform/read-model/read-model.datasour
 import { engineSnapshotStream, engineStream, type EngineEvent } from './domain/engine-events';
 import { MARKET_REGISTRY_STREAM, type MarketRegistryEvent } from './domain/market';
 import type { OrderCancelRequest, OrderPlacement } from './domain/order';
+import type { MarketEvent } from './domain/market';
+import type { PriceFeedEvent } from './domain/price-feed';
 import { MarketEngine, type EngineInput, type EngineSnapshot } from './engine/market-engine';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
 import { ReadinessRegistry } from '../../platform/observability/readiness';
 
-export const ENGINE_INPUT_TYPES = new Set(['OrderAccepted', 'OrderCancelRequested']);
+export const ENGINE_INPUT_TYPES = new Set(['OrderAccepted', 'OrderCancelRequested', 'MarketPriceFeedBound', 'PriceFeedValueComputed']);
 
 /** What a caller waiting for the engine learns: the engine has decided every input up to `input_position`. */
 export interface EngineProgress {
@@ -171,7 +174,7 @@ class MarketWorker {
     const market_uuid = this.market.market_uuid;
     for (const e of batch) {
       if (!ENGINE_INPUT_TYPES.has(e.type) || e.position <= engine.lastInputPosition) continue;
-      const input = toInput(e, market_uuid);
+      const input = toInput(e, market_uuid, engine.feed?.feed_id ?? null);
       if (!input) continue;
       const metadata: EventMetadata = {
         tenant_uuid: e.metadata.tenant_uuid,
@@ -225,8 +228,18 @@ function snapshotMetadata(): EventMetadata {
   return { tenant_uuid: null, workspace_uuid: null, actor: SYSTEM_ACTOR, correlation_id: newId(), causation_id: null, request_id: null, schema_version: 1 };
 }
 
-/** The engine's view of an order-stream event of its market; null for other markets. */
-function toInput(e: RecordedEvent, market_uuid: string): EngineInput | null {
+/** The engine's view of an input event of its market (or of its bound feed); null for others. */
+export function toInput(e: RecordedEvent, market_uuid: string, bound_feed_id: string | null): EngineInput | null {
+  if (e.type === 'PriceFeedValueComputed') {
+    const v = e.data as unknown as Extract<PriceFeedEvent, { type: 'PriceFeedValueComputed' }>['data'];
+    if (v.feed_id !== bound_feed_id) return null;
+    return { kind: 'INDEX_TICK', input_position: e.position, feed_id: v.feed_id, status: v.status, value: v.value, at: v.received_at };
+  }
+  if (e.type === 'MarketPriceFeedBound') {
+    const b = e.data as unknown as Extract<MarketEvent, { type: 'MarketPriceFeedBound' }>['data'];
+    if (b.market_uuid !== market_uuid) return null;
+    return { kind: 'BIND_FEED', input_position: e.position, feed_id: b.feed_id, stop_trigger_source: b.stop_trigger_source, mark_basis_window_ms: b.mark_basis_window_ms };
+  }
   if (e.type === 'OrderAccepted') {
     const p = e.data as unknown as OrderPlacement;
     if (p.market_uuid !== market_uuid) return null;
@@ -244,6 +257,7 @@ function toInput(e: RecordedEvent, market_uuid: string): EngineInput | null {
         order_size: p.order_size,
         limit_price: p.limit_price,
         trigger_price: p.trigger_price ?? null,
+        trigger_source: p.trigger_source ?? null,
       },
     };
   }

@@ -5,14 +5,23 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { nextId } from '../../platform/context/request-context';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
-import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
+import type { MarketPriceColumns, MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
 import { parseDecimal } from '../../platform/decimal/fixed18';
 import { decimalPlaces, MARKET_REGISTRY_STREAM, marketDecider, marketRegistryDecider, marketStream, type MarketDefinition, type MarketFlags, type MarketState } from './domain/market';
-import type { CreateMarketRequest } from './dto/market.dto';
+import type { BindMarketPriceFeedRequest, CreateMarketRequest } from './dto/market.dto';
+import { DEFAULT_MARK_BASIS_WINDOW_MS, type TriggerSource } from './domain/mark-price';
+import { feedStream, priceFeedDecider } from './domain/price-feed';
 
-/** A market as its stream knows it, in the read model's row shape (commands answer from it, not from the lagging read side). */
-export function marketRow(state: MarketState): MarketRow {
+const NO_PRICES = { price_feed_status: null, index_price: null, index_at: null, mark_price: null } as const;
+
+/**
+ * A market as its stream knows it, in the read model's row shape (commands answer from it, not from the lagging read
+ * side). The index and mark prices are the engine's, not the market stream's: `prices` as the read model last had them.
+ */
+export function marketRow(state: MarketState, prices: Pick<MarketPriceColumns, 'price_feed_id' | 'price_feed_status' | 'index_price' | 'index_at' | 'mark_price'> | null = null): MarketRow {
   const d = state.definition!;
+  const feed = state.price_feed;
+  const known = prices && feed && prices.price_feed_id === feed.feed_id ? prices : NO_PRICES;
   return {
     ...d,
     is_suspended: state.flags.is_suspended ? 1 : 0,
@@ -20,24 +29,46 @@ export function marketRow(state: MarketState): MarketRow {
     is_maker_only: state.flags.is_maker_only ? 1 : 0,
     version: 0,
     updated_at: '',
+    price_feed_id: feed?.feed_id ?? null,
+    stop_trigger_source: feed?.stop_trigger_source ?? null,
+    mark_basis_window_ms: feed?.mark_basis_window_ms ?? null,
+    price_feed_status: known.price_feed_status,
+    index_price: known.index_price,
+    index_at: known.index_at,
+    mark_price: known.mark_price,
   };
+}
+
+async function marketPrices(db: ReadModelDatabase, market_uuid: string): Promise<MarketPriceColumns | null> {
+  const rows: MarketPriceColumns[] = await db.reader.query(
+    db.sql('SELECT price_feed_id, stop_trigger_source, mark_basis_window_ms, price_feed_status, index_price, index_at, mark_price FROM mtf_markets WHERE market_uuid = ?'),
+    [market_uuid],
+  );
+  return rows[0] ?? null;
 }
 
 /**
  * The seeds' Market, members in the seeds' (alphabetical) order; quantities are JSON numbers there. Beside the
  * seeds' fields, what a client needs to place a valid order without trial and error: `tick_size` (limit and trigger
  * prices are multiples of it), `lot_size` (quantities are multiples of it: the contract size), `maximum_quantity`
- * (null: none), and `price_precision` / `quantity_precision` (fractional digits of tick and lot size).
+ * (null: none), and `price_precision` / `quantity_precision` (fractional digits of tick and lot size). And the
+ * reference prices where a feed is bound (docs/trading.md, "Mark price"): `price_feed_id`, `price_feed_status` (LIVE,
+ * or STALE: no index and no mark, mark and index stops hold; STALE too until the first value), `index_price`,
+ * `mark_price` (decimal strings), `mark_basis_window_ms` and `stop_trigger_source`; a market without a feed triggers
+ * stops on the last price and its record has none of them.
  */
 export function marketWire(r: MarketRow): Record<string, unknown> {
-  return {
+  const wire: Record<string, unknown> = {
     contract_size: Number(r.contract_size),
     expiration_date: null,
+    index_price: r.index_price ?? null,
     instrument_isin: r.instrument_isin,
     is_cancel_only: r.is_cancel_only === 1,
     is_maker_only: r.is_maker_only === 1,
     is_suspended: r.is_suspended === 1,
     lot_size: Number(r.contract_size),
+    mark_basis_window_ms: r.mark_basis_window_ms === null || r.mark_basis_window_ms === undefined ? null : Number(r.mark_basis_window_ms),
+    mark_price: r.mark_price ?? null,
     market_id: r.market_id,
     market_symbol: r.market_symbol,
     market_type: r.market_type,
@@ -47,13 +78,21 @@ export function marketWire(r: MarketRow): Record<string, unknown> {
     mininum_quantity: Number(r.mininum_quantity),
     operating_mic: r.operating_mic,
     price_currency: r.price_currency,
+    price_feed_id: r.price_feed_id ?? null,
+    price_feed_status: r.price_feed_id ? (r.price_feed_status ?? 'STALE') : null,
     price_precision: decimalPlaces(r.tick_size),
     quantity_precision: decimalPlaces(r.contract_size),
     quote_currency: r.quote_currency,
     segment_mic: r.segment_mic,
+    stop_trigger_source: r.stop_trigger_source ?? 'LAST_PRICE',
     tick_size: Number(r.tick_size),
   };
+  // A market without a feed keeps the record as it was: the reference-price fields appear where a feed is bound.
+  if (!r.price_feed_id) for (const key of FEED_FIELDS) delete wire[key];
+  return wire;
 }
+
+const FEED_FIELDS = ['index_price', 'mark_basis_window_ms', 'mark_price', 'price_feed_id', 'price_feed_status', 'stop_trigger_source'] as const;
 
 const requireAdmin = (principal: Principal | null): void => {
   if (principal && principal.platform_role !== 'ADMIN') throw new PlatformError('FORBIDDEN', 'Only a platform admin manages markets.');
@@ -107,12 +146,35 @@ export class ChangeMarketFlags {
 
 @CommandHandler(ChangeMarketFlags)
 export class ChangeMarketFlagsHandler implements ICommandHandler<ChangeMarketFlags, MarketRow> {
-  constructor(private readonly commands: CommandExecutor) {}
+  constructor(private readonly commands: CommandExecutor, private readonly db: ReadModelDatabase) {}
 
   async execute({ principal, market_uuid, flags }: ChangeMarketFlags): Promise<MarketRow> {
     requireAdmin(principal);
     const outcome = await this.commands.execute(marketStream(market_uuid), marketDecider, { kind: 'ChangeMarketFlags', flags });
-    return marketRow(outcome.state);
+    return marketRow(outcome.state, await marketPrices(this.db, market_uuid));
+  }
+}
+
+export class BindMarketPriceFeed {
+  constructor(readonly principal: Principal, readonly market_uuid: string, readonly request: BindMarketPriceFeedRequest) {}
+}
+
+/** Binds a market to a composite feed (or rebinds it, or changes its stop trigger source or basis window). */
+@CommandHandler(BindMarketPriceFeed)
+export class BindMarketPriceFeedHandler implements ICommandHandler<BindMarketPriceFeed, MarketRow> {
+  constructor(private readonly commands: CommandExecutor, private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, market_uuid, request }: BindMarketPriceFeed): Promise<MarketRow> {
+    requireAdmin(principal);
+    const feed = await this.commands.load(feedStream(request.feed_id), priceFeedDecider);
+    if (!feed.state.feed) throw new PlatformError('NOT_FOUND', 'No such price feed.', { details: [{ field: 'feed_id', issue: 'no such price feed' }] });
+    const binding = {
+      feed_id: request.feed_id,
+      stop_trigger_source: (request.stop_trigger_source as TriggerSource | undefined) ?? 'LAST_PRICE',
+      mark_basis_window_ms: request.mark_basis_window_ms ?? DEFAULT_MARK_BASIS_WINDOW_MS,
+    };
+    const outcome = await this.commands.execute(marketStream(market_uuid), marketDecider, { kind: 'BindPriceFeed', binding });
+    return marketRow(outcome.state, await marketPrices(this.db, market_uuid));
   }
 }
 

@@ -24,7 +24,7 @@ export const asUuid = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8
 export type OrderSpec = { market_symbol: string } & Pick<
   OrderPlacement,
   'direction' | 'order_type' | 'time_in_force' | 'post_only' | 'reduce_only' | 'order_size' | 'limit_price' | 'trigger_price' | 'external_ref' | 'channel' | 'leverage' | 'client_reference' | 'reporting_identifier'
->;
+> & { trigger_source?: OrderPlacement['trigger_source'] };
 
 /** The MTF shape: a null limit price is a market order; the three 0/1 flags. */
 export function mtfOrderSpec(r: PlaceMtfOrderRequest): OrderSpec {
@@ -54,7 +54,7 @@ export class PlaceOrder {
 }
 
 /** The new order's list row, plus what only the canonical answer shows. */
-export type PlacedOrder = OrderRow & Pick<OrderPlacement, 'leverage' | 'client_reference' | 'reporting_identifier'>;
+export type PlacedOrder = OrderRow & Pick<OrderPlacement, 'leverage' | 'client_reference' | 'reporting_identifier' | 'trigger_source'>;
 
 @CommandHandler(PlaceOrder)
 export class PlaceOrderHandler implements ICommandHandler<PlaceOrder, PlacedOrder> {
@@ -90,6 +90,8 @@ export class PlaceOrderHandler implements ICommandHandler<PlaceOrder, PlacedOrde
       order_size: formatDecimal(parseDecimal(spec.order_size)),
       limit_price: exact(spec.limit_price),
       trigger_price: exact(spec.trigger_price),
+      // Only when asked: orders without it keep OrderAccepted's shape (and the market's default applies).
+      ...(spec.trigger_source ? { trigger_source: spec.trigger_source } : {}),
       external_ref: spec.external_ref,
       order_group: asUuid(nextId()),
       vault_uuid: derived('vault', principal.profile_uuid),
@@ -102,7 +104,7 @@ export class PlaceOrderHandler implements ICommandHandler<PlaceOrder, PlacedOrde
     const outcome = await this.commands.execute(orderStream(order_uuid), orderDecider, { kind: 'PlaceOrder', placement, market: market.state }, { newStream: true });
     const at = outcome.events[0].occurred_at!;
     const { leverage, client_reference, reporting_identifier } = placement;
-    return { ...acceptedOrderRow(placement, at, outcome.position ?? 0n), leverage, client_reference, reporting_identifier };
+    return { ...acceptedOrderRow(placement, at, outcome.position ?? 0n), leverage, client_reference, reporting_identifier, trigger_source: placement.trigger_source ?? null };
   }
 }
 

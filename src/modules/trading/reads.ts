@@ -158,6 +158,9 @@ export interface OrderBookDepth {
   market: string;
   bids: DepthLevel[];
   asks: DepthLevel[];
+  index_price?: string | null;
+  mark_price?: string | null;
+  price_feed_status?: string;
 }
 
 export class GetOrderBook {
@@ -174,7 +177,13 @@ export class GetOrderBookHandler implements IQueryHandler<GetOrderBook, OrderBoo
       this.db.sql('SELECT direction, book_price, remaining FROM mtf_orders WHERE market_uuid = ? AND in_book = 1'),
       [m.market_uuid],
     );
-    return { market: m.market_symbol, ...aggregateDepth(resting, depth) };
+    const [prices]: Array<{ price_feed_id: string | null; price_feed_status: string | null; index_price: string | null; mark_price: string | null }> = await this.db.reader.query(
+      this.db.sql('SELECT price_feed_id, price_feed_status, index_price, mark_price FROM mtf_markets WHERE market_uuid = ?'),
+      [m.market_uuid],
+    );
+    // Beside the book, where a feed is bound: the reference prices its stops may trigger on.
+    const reference = prices?.price_feed_id ? { index_price: prices.index_price, mark_price: prices.mark_price, price_feed_status: prices.price_feed_status ?? 'STALE' } : {};
+    return { market: m.market_symbol, ...aggregateDepth(resting, depth), ...reference };
   }
 }
 

@@ -14,8 +14,8 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
 import { ValidationFailed } from '../../platform/errors';
-import { ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dto/market.dto';
-import { ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
+import { BindMarketPriceFeedRequest, ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dto/market.dto';
+import { BindMarketPriceFeed, ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
 import type { MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
 import { ApiErrors } from '../../platform/http/openapi';
 import { CancellationResultEntryResponse, CancellationResultResponse, MarketListResponse, MarketResponse, OrderListResponse, PlacedOrderResponse } from './dto/responses.dto';
@@ -96,6 +96,16 @@ export class MtfController {
       throw new ValidationFailed('Change at least one flag.', [{ field: 'body', issue: 'needs is_suspended, is_cancel_only or is_maker_only' }]);
     }
     const market: MarketRow = await this.commandBus.execute(new ChangeMarketFlags(principal, params.market_uuid, body));
+    return { response: { [market.market_symbol]: marketWire(market) }, success: true };
+  }
+
+  @Post('markets/:market_uuid/price-feed')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Bind a market to a composite price feed: its index and mark price, and what its stops trigger on (platform admin)." })
+  @ApiErrors(404)
+  @ApiOkResponse({ type: MarketListResponse, description: 'The market, under its symbol.' })
+  async bindMarketPriceFeed(@Param() params: MarketParam, @Body() body: BindMarketPriceFeedRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    const market: MarketRow = await this.commandBus.execute(new BindMarketPriceFeed(principal, params.market_uuid, body));
     return { response: { [market.market_symbol]: marketWire(market) }, success: true };
   }
 }

@@ -5,7 +5,8 @@ import { Logger } from 'nestjs-pino';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { MARKET_REGISTRY_STREAM, marketRegistryDecider } from './domain/market';
-import { ChangeMarketFlagsHandler, CreateMarket, CreateMarketHandler, DEMO_MARKETS, ListMarketsHandler } from './markets';
+import { BindMarketPriceFeedHandler, ChangeMarketFlagsHandler, CreateMarket, CreateMarketHandler, DEMO_MARKETS, ListMarketsHandler } from './markets';
+import { PriceFeedStalenessSweep } from './price-feed-staleness';
 import { MtfController } from './trading.controller';
 import { MatchingEngineHost } from './engine-host';
 import { CancelOrdersHandler } from './cancels';
@@ -23,7 +24,7 @@ import './domain/privacy';
   controllers: [MtfController, MtfReadController, CanonicalTradingController, TradingPositionsController, PriceFeedsController],
   providers: [
     ...TRADING_READ_PROVIDERS, MatchingEngineHost, CancelOrdersHandler, ClosePositionHandler, GetCanonicalOrderHandler, CreateMarketHandler, ChangeMarketFlagsHandler, ListMarketsHandler, PlaceOrderHandler, ListOrdersHandler,
-    RegisterPriceProviderHandler, CreatePriceFeedHandler, PushQuotesHandler, GetPriceFeedHandler, ListPriceFeedsHandler,
+    RegisterPriceProviderHandler, CreatePriceFeedHandler, PushQuotesHandler, GetPriceFeedHandler, ListPriceFeedsHandler, BindMarketPriceFeedHandler, PriceFeedStalenessSweep,
   ],
 })
 export class TradingModule implements OnApplicationBootstrap {

@@ -266,6 +266,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   NEWS_PUBLISH_SWEEP_MS = 5_000;
 
+  /** How often the node holding the price-feed staleness lease recomputes feeds whose sources went stale (ms). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  PRICE_FEED_STALENESS_SWEEP_MS = 1_000;
+
   /** How often the node holding the arena clock's lease starts, settles and finalizes seasons that are due (ms). */
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   ARENA_CLOCK_SWEEP_MS = 5_000;
@@ -357,6 +361,7 @@ export interface PlatformConfig {
   billingCurrency: string;
   billingPeriodCloseSweepMs: number;
   newsPublishSweepMs: number;
+  priceFeedStalenessSweepMs: number;
   arenaClockSweepMs: number;
   memorySigningKey?: string;
   auditSigningKey?: string;
@@ -451,6 +456,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     billingCurrency: env.BILLING_CURRENCY,
     billingPeriodCloseSweepMs: env.BILLING_PERIOD_CLOSE_SWEEP_MS,
     newsPublishSweepMs: env.NEWS_PUBLISH_SWEEP_MS,
+    priceFeedStalenessSweepMs: env.PRICE_FEED_STALENESS_SWEEP_MS,
     arenaClockSweepMs: env.ARENA_CLOCK_SWEEP_MS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
     auditSigningKey: env.AUDIT_SIGNING_KEY,

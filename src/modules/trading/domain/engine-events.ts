@@ -6,8 +6,14 @@
  *
  * One input → one atomic append of the events below, in the order they happened:
  *   OrderOpened, [StopOrderTriggered], TradeExecuted*, OrderFilled* / OrderCancelled* (makers and the taker), [OrderRested]
- * A stop order's OrderOpened is followed by StopOrderTriggered immediately or by a later input's trades.
+ * A stop order's OrderOpened is followed by StopOrderTriggered immediately or by a later input's trades (or index ticks).
+ *
+ * Markets bound to a price feed have two more inputs: the binding (MarketPriceFeedBound → PriceFeedAttached) and each
+ * value the bound feed computes (PriceFeedValueComputed → IndexPriceUpdated, then the stops it releases). After any
+ * input of such a market whose decision changes the mark price, MarkPriceUpdated ends the append.
  */
+import type { TriggerSource } from './mark-price';
+
 export const engineStream = (marketUuid: string): string => `mtf-engine-${marketUuid}`;
 /** Snapshots of an engine's state (a cache: the engine stream alone rebuilds the same state). */
 export const engineSnapshotStream = (marketUuid: string): string => `mtf-engine-snapshot-${marketUuid}`;
@@ -41,13 +47,19 @@ export interface OrderOpenedData extends EngineEventBase {
   trigger_price: string | null;
   /** The order's size (a reduce-only order may trade less: the cut is an OrderCancelled of the excess). */
   size: string;
+  /** Stop orders: what the trigger is compared with (the order's choice, else the market's). Absent: LAST_PRICE. */
+  trigger_source?: TriggerSource;
 }
 
-/** A stop order's trigger was met by the last trade price; it now matches with a fresh sequence. */
+/** A stop order's trigger was met (by the price its trigger source names); it now matches with a fresh sequence. */
 export interface StopOrderTriggeredData extends EngineEventBase {
   order_uuid: string;
-  /** The last trade price that triggered it. */
-  last_price: string;
+  /** The last trade price then (null: no trade yet, a mark- or index-triggered stop). */
+  last_price: string | null;
+  /** Absent in events before trigger sources: LAST_PRICE. */
+  trigger_source?: TriggerSource;
+  /** The price that met the trigger (the last, mark or index price). */
+  reference_price?: string;
   /** Sequence consumed by its matching (time priority if it rests). */
   sequence: number;
 }
@@ -128,6 +140,30 @@ export interface OrderCancelRejectedData extends EngineEventBase {
   reason: 'ORDER_NOT_OPEN';
 }
 
+/** The market's price feed binding as the engine took it, in input order: later ticks of this feed are its index. */
+export interface PriceFeedAttachedData extends EngineEventBase {
+  feed_id: string;
+  stop_trigger_source: TriggerSource;
+  mark_basis_window_ms: number;
+}
+
+/** A value of the bound feed (an index tick). */
+export interface IndexPriceUpdatedData extends EngineEventBase {
+  feed_id: string;
+  feed_status: 'LIVE' | 'STALE';
+  /** Null while STALE: mark- and index-triggered stops then hold. */
+  index_price: string | null;
+  /** When the feed computed it (RFC 3339): the time the mark's basis average is taken at. */
+  at: string;
+  /** The basis sample taken at this tick: mid − index, null without both sides of the book or an index. */
+  basis: string | null;
+}
+
+/** The mark price changed with this input (null: no mark, the index is stale). */
+export interface MarkPriceUpdatedData extends EngineEventBase {
+  mark_price: string | null;
+}
+
 export type EngineEvent =
   | { type: 'OrderOpened'; data: OrderOpenedData }
   | { type: 'StopOrderTriggered'; data: StopOrderTriggeredData }
@@ -135,6 +171,11 @@ export type EngineEvent =
   | { type: 'OrderFilled'; data: OrderFilledData }
   | { type: 'OrderCancelled'; data: OrderCancelledData }
   | { type: 'OrderRested'; data: OrderRestedData }
-  | { type: 'OrderCancelRejected'; data: OrderCancelRejectedData };
+  | { type: 'OrderCancelRejected'; data: OrderCancelRejectedData }
+  | { type: 'PriceFeedAttached'; data: PriceFeedAttachedData }
+  | { type: 'IndexPriceUpdated'; data: IndexPriceUpdatedData }
+  | { type: 'MarkPriceUpdated'; data: MarkPriceUpdatedData };
 
-export const ENGINE_EVENT_TYPES = ['OrderOpened', 'StopOrderTriggered', 'TradeExecuted', 'OrderFilled', 'OrderCancelled', 'OrderRested', 'OrderCancelRejected'] as const;
+export const ENGINE_EVENT_TYPES = [
+  'OrderOpened', 'StopOrderTriggered', 'TradeExecuted', 'OrderFilled', 'OrderCancelled', 'OrderRested', 'OrderCancelRejected', 'PriceFeedAttached', 'IndexPriceUpdated', 'MarkPriceUpdated',
+] as const;

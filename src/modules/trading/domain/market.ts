@@ -4,6 +4,7 @@
  */
 import type { Decider } from '../../../platform/command/decider';
 import { PlatformError, StateConflict } from '../../../platform/errors';
+import type { TriggerSource } from './mark-price';
 
 export const MARKET_REGISTRY_STREAM = 'mtf-market-registry';
 export const marketStream = (marketUuid: string): string => `mtf-market-${marketUuid}`;
@@ -59,23 +60,43 @@ export interface MarketFlags {
   is_maker_only: boolean;
 }
 
+/**
+ * The composite feed a market's index price comes from (docs/trading.md, "Mark price"), what its stops trigger on
+ * unless an order says otherwise, and the window of the mark's basis average. The matching engine takes the binding
+ * in its ordered input, so every later index tick and order is decided under it.
+ */
+export interface MarketPriceFeedBinding {
+  feed_id: string;
+  stop_trigger_source: TriggerSource;
+  mark_basis_window_ms: number;
+}
+
 export type MarketEvent =
   | { type: 'MarketCreated'; data: MarketDefinition & MarketFlags }
-  | { type: 'MarketFlagsChanged'; data: MarketFlags };
+  | { type: 'MarketFlagsChanged'; data: MarketFlags }
+  | { type: 'MarketPriceFeedBound'; data: { market_uuid: string } & MarketPriceFeedBinding };
 
 export interface MarketState {
   definition: MarketDefinition | null;
   flags: MarketFlags;
+  price_feed: MarketPriceFeedBinding | null;
 }
 
-export type MarketCommand = { kind: 'CreateMarket'; definition: MarketDefinition } | { kind: 'ChangeMarketFlags'; flags: Partial<MarketFlags> };
+export type MarketCommand =
+  | { kind: 'CreateMarket'; definition: MarketDefinition }
+  | { kind: 'ChangeMarketFlags'; flags: Partial<MarketFlags> }
+  | { kind: 'BindPriceFeed'; binding: MarketPriceFeedBinding };
 
 export const marketDecider: Decider<MarketCommand, MarketState, MarketEvent> = {
-  initialState: () => ({ definition: null, flags: { is_suspended: false, is_cancel_only: false, is_maker_only: false } }),
+  initialState: () => ({ definition: null, flags: { is_suspended: false, is_cancel_only: false, is_maker_only: false }, price_feed: null }),
   evolve: (s, e) => {
     if (e.type === 'MarketCreated') {
       const { is_suspended, is_cancel_only, is_maker_only, ...definition } = e.data;
-      return { definition: { ...definition, maximum_quantity: definition.maximum_quantity ?? null }, flags: { is_suspended, is_cancel_only, is_maker_only } };
+      return { definition: { ...definition, maximum_quantity: definition.maximum_quantity ?? null }, flags: { is_suspended, is_cancel_only, is_maker_only }, price_feed: null };
+    }
+    if (e.type === 'MarketPriceFeedBound') {
+      const { market_uuid: _m, ...binding } = e.data;
+      return { ...s, price_feed: binding };
     }
     return { ...s, flags: e.data };
   },
@@ -85,6 +106,11 @@ export const marketDecider: Decider<MarketCommand, MarketState, MarketEvent> = {
       return [{ type: 'MarketCreated', data: { ...c.definition, is_suspended: false, is_cancel_only: false, is_maker_only: false } }];
     }
     if (!s.definition) throw new PlatformError('NOT_FOUND', 'No such market.');
+    if (c.kind === 'BindPriceFeed') {
+      const b = s.price_feed;
+      const same = b && b.feed_id === c.binding.feed_id && b.stop_trigger_source === c.binding.stop_trigger_source && b.mark_basis_window_ms === c.binding.mark_basis_window_ms;
+      return same ? [] : [{ type: 'MarketPriceFeedBound', data: { market_uuid: s.definition.market_uuid, ...c.binding } }];
+    }
     const flags: MarketFlags = {
       is_suspended: c.flags.is_suspended ?? s.flags.is_suspended,
       is_cancel_only: c.flags.is_cancel_only ?? s.flags.is_cancel_only,

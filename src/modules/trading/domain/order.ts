@@ -8,6 +8,7 @@ import { NotFound, RuleViolation, StateConflict } from '../../../platform/errors
 import { isMultipleOf, parseDecimal } from '../../../platform/decimal/fixed18';
 import type { EngineOrderType, EngineTimeInForce } from './engine-events';
 import type { MarketState } from './market';
+import type { TriggerSource } from './mark-price';
 
 export const orderStream = (orderUuid: string): string => `mtf-order-${orderUuid}`;
 
@@ -35,6 +36,11 @@ export interface OrderPlacement {
   limit_price: string | null;
   /** STOP and STOP_LIMIT: the last trade price that releases the order; null otherwise. */
   trigger_price: string | null;
+  /**
+   * STOP and STOP_LIMIT: the price the trigger is compared with, overriding the market's stop_trigger_source; null
+   * (or absent, in orders accepted before it existed): the market's.
+   */
+  trigger_source?: TriggerSource | null;
   external_ref: string;
   order_group: string;
   vault_uuid: string;
@@ -89,6 +95,10 @@ export function marketRuleViolations(p: OrderPlacement, market: MarketState): Ar
   const stop = p.order_type === 'STOP' || p.order_type === 'STOP_LIMIT';
   if (stop && p.trigger_price === null) issues.push({ field: 'trigger_price', issue: `a ${p.order_type} order needs a trigger price` });
   if (!stop && p.trigger_price !== null) issues.push({ field: 'trigger_price', issue: `a ${p.order_type} order has no trigger price` });
+  if (p.trigger_source && !stop) issues.push({ field: 'trigger_source', issue: `a ${p.order_type} order has no trigger source` });
+  if (stop && p.trigger_source && p.trigger_source !== 'LAST_PRICE' && !market.price_feed) {
+    issues.push({ field: 'trigger_source', issue: `${p.trigger_source} needs a price feed bound to the market; this market triggers on LAST_PRICE only` });
+  }
   if (p.post_only && (p.order_type !== 'LIMIT' || p.time_in_force !== 'GTC')) {
     issues.push({ field: 'book_or_cancel', issue: 'book-or-cancel needs a LIMIT order that is neither fill-or-kill nor immediate-or-cancel' });
   }

@@ -135,9 +135,15 @@ export function computeComposite(def: FeedDefinition, latest: Readonly<Record<st
 // ---------------------------------------------------------------------------------------------------------------
 // The feed's stream
 
+/**
+ * A value is computed when a quote arrives (`quote` names it) and when time alone changes it (`quote` null: the
+ * staleness sweep found a source gone stale since the last value, so the feed lost a source or went STALE). Markets
+ * bound to the feed take each value as an index tick; without the sweep a feed whose providers fell silent would keep
+ * its last value for ever in the engines.
+ */
 export type PriceFeedEvent =
   | { type: 'PriceFeedCreated'; data: { feed: FeedDefinition; by_profile_uuid: string } }
-  | { type: 'PriceFeedValueComputed'; data: { feed_id: string; quote: Quote; received_at: string } & Composite };
+  | { type: 'PriceFeedValueComputed'; data: { feed_id: string; quote: Quote | null; received_at: string } & Composite };
 
 export interface PriceFeedState {
   feed: FeedDefinition | null;
@@ -146,7 +152,15 @@ export interface PriceFeedState {
   version: number;
 }
 
-export type PriceFeedCommand = { kind: 'CreateFeed'; feed: FeedDefinition; by_profile_uuid: string } | { kind: 'ApplyQuote'; quote: Quote };
+export type PriceFeedCommand = { kind: 'CreateFeed'; feed: FeedDefinition; by_profile_uuid: string } | { kind: 'ApplyQuote'; quote: Quote } | { kind: 'Reassess' };
+
+/** Whether the feed's value at `now` differs from the last one computed (status, value or the sources used). */
+export function valueChangedSince(state: PriceFeedState, now: Date): Composite | null {
+  if (!state.feed || !state.last) return null;
+  const current = computeComposite(state.feed, state.latest, now);
+  const same = current.status === state.last.status && current.value === state.last.value && current.used.length === state.last.used.length;
+  return same ? null : current;
+}
 
 export class PriceFeedNotFound extends PlatformError {
   constructor() {
@@ -160,12 +174,17 @@ export const priceFeedDecider: Decider<PriceFeedCommand, PriceFeedState, PriceFe
     const version = state.version + 1;
     if (event.type === 'PriceFeedCreated') return { ...state, feed: event.data.feed, version };
     const { quote, received_at, feed_id: _f, ...composite } = event.data;
-    return { ...state, latest: { ...state.latest, [sourceKey(quote)]: quote }, last: { ...composite, at: received_at }, version };
+    const latest = quote ? { ...state.latest, [sourceKey(quote)]: quote } : state.latest;
+    return { ...state, latest, last: { ...composite, at: received_at }, version };
   },
   decide(command, state, ctx: DecideContext) {
     if (command.kind === 'CreateFeed') return state.feed ? [] : [{ type: 'PriceFeedCreated', data: { feed: command.feed, by_profile_uuid: command.by_profile_uuid } }];
     const feed = state.feed;
     if (!feed) throw new PriceFeedNotFound();
+    if (command.kind === 'Reassess') {
+      const changed = valueChangedSince(state, ctx.now);
+      return changed ? [{ type: 'PriceFeedValueComputed', data: { feed_id: feed.feed_id, quote: null, received_at: ctx.now.toISOString(), ...changed } }] : [];
+    }
     const key = sourceKey(command.quote);
     if (!feed.sources.some((s) => sourceKey(s) === key)) return [];
     // A quote no newer than the one the source already gave changes nothing (late or repeated delivery).

@@ -19,6 +19,7 @@ export const MARKET_EVENT_CLASSES = declareEventClasses<MarketEvent | MarketRegi
     tick_size: 'public', maximum_quantity: 'public', is_suspended: 'public', is_cancel_only: 'public', is_maker_only: 'public',
   },
   MarketFlagsChanged: { is_suspended: 'public', is_cancel_only: 'public', is_maker_only: 'public' },
+  MarketPriceFeedBound: { market_uuid: 'public', feed_id: 'public', stop_trigger_source: 'public', mark_basis_window_ms: 'public' },
   MarketListed: { market_id: 'public', market_uuid: 'public', market_symbol: 'public' },
 });
 
@@ -26,7 +27,7 @@ export const ORDER_EVENT_CLASSES = declareEventClasses<OrderEvent>('trading', {
   OrderAccepted: {
     order_uuid: 'internal', profile_uuid: 'internal', tenant_uuid: 'internal', market_uuid: 'internal', market_id: 'internal', market_symbol: 'internal', base_currency: 'internal',
     direction: 'internal', order_type: 'internal', time_in_force: 'internal', post_only: 'internal', reduce_only: 'internal', order_size: 'internal', limit_price: 'internal',
-    trigger_price: 'internal', external_ref: 'internal', order_group: 'internal', vault_uuid: 'internal', liquidity_pool: 'internal', channel: 'internal', leverage: 'internal',
+    trigger_price: 'internal', trigger_source: 'internal', external_ref: 'internal', order_group: 'internal', vault_uuid: 'internal', liquidity_pool: 'internal', channel: 'internal', leverage: 'internal',
     client_reference: 'internal', reporting_identifier: 'internal',
   },
   // note: the free text a person gave as the cancellation's reason.
@@ -36,9 +37,9 @@ export const ORDER_EVENT_CLASSES = declareEventClasses<OrderEvent>('trading', {
 export const ENGINE_EVENT_CLASSES = declareEventClasses<EngineEvent | { type: 'EngineSnapshotTaken'; data: { engine_revision: string; snapshot: JsonObject } }>('trading', {
   OrderOpened: {
     ...ENGINE_BASE, order_uuid: 'internal', profile_uuid: 'internal', sequence: 'internal', engine_id: 'internal', order_sequence: 'internal', side: 'internal', order_type: 'internal',
-    time_in_force: 'internal', post_only: 'internal', reduce_only: 'internal', price: 'internal', trigger_price: 'internal', size: 'internal',
+    time_in_force: 'internal', post_only: 'internal', reduce_only: 'internal', price: 'internal', trigger_price: 'internal', size: 'internal', trigger_source: 'internal',
   },
-  StopOrderTriggered: { ...ENGINE_BASE, order_uuid: 'internal', last_price: 'internal', sequence: 'internal' },
+  StopOrderTriggered: { ...ENGINE_BASE, order_uuid: 'internal', last_price: 'internal', sequence: 'internal', trigger_source: 'internal', reference_price: 'internal' },
   TradeExecuted: {
     ...ENGINE_BASE, trade_uuid: 'internal', maker_order_uuid: 'internal', taker_order_uuid: 'internal', maker_profile_uuid: 'internal', taker_profile_uuid: 'internal',
     taker_side: 'public', price: 'public', size: 'public', maker_remaining: 'internal', taker_remaining: 'internal',
@@ -47,6 +48,10 @@ export const ENGINE_EVENT_CLASSES = declareEventClasses<EngineEvent | { type: 'E
   OrderCancelled: { ...ENGINE_BASE, order_uuid: 'internal', profile_uuid: 'internal', reason: 'internal', cancel_reason: 'internal', remaining: 'internal' },
   OrderRested: { ...ENGINE_BASE, order_uuid: 'internal', profile_uuid: 'internal', side: 'internal', price: 'internal', remaining: 'internal', sequence: 'internal' },
   OrderCancelRejected: { ...ENGINE_BASE, order_uuid: 'internal', profile_uuid: 'internal', reason: 'internal' },
+  // A market's reference prices are published market data, as trade prices are.
+  PriceFeedAttached: { ...ENGINE_BASE, feed_id: 'public', stop_trigger_source: 'public', mark_basis_window_ms: 'public' },
+  IndexPriceUpdated: { ...ENGINE_BASE, feed_id: 'public', feed_status: 'public', index_price: 'public', at: 'public', basis: 'public' },
+  MarkPriceUpdated: { ...ENGINE_BASE, mark_price: 'public' },
   // The book as the engine held it (orders, no person's words): a cache of the engine's state.
   EngineSnapshotTaken: { engine_revision: 'internal', snapshot: 'internal' },
 });

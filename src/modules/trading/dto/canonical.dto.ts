@@ -1,6 +1,7 @@
 /** The canonical trading requests of the shared catalogue (CanonicalOrder, ClosePositionRequest). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { TRIGGER_SOURCES } from '../domain/mark-price';
 import { IsArray, IsBoolean, IsIn, IsInt, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { IsDecimalString, NoExtraFields, Optional, OptionalNullable } from '../../../platform/http/validation';
 
@@ -75,6 +76,14 @@ export class CanonicalOrder {
 
   @ApiPropertyOptional({ type: String, example: '65000', nullable: true }) @OptionalNullable() @IsDecimalString({ positive: true, maxFractionDigits: 18 })
   trigger_price?: string | null;
+
+  /** Ours, beside the seeds' fields: what a stop order's trigger_price is compared with (docs/trading.md, "Mark price"). */
+  @ApiPropertyOptional({
+    type: String, enum: [...TRIGGER_SOURCES, null], nullable: true,
+    description: "STOP and STOP_LIMIT only: LAST_PRICE, MARK_PRICE or INDEX_PRICE (the last two on markets bound to a price feed); null or absent: the market's stop_trigger_source.",
+  })
+  @OptionalNullable() @IsIn(TRIGGER_SOURCES)
+  trigger_source?: string | null;
 }
 
 @NoExtraFields()

@@ -1,6 +1,7 @@
 /** Admin requests on markets (ours: the seeds give the Market record, not its creation request). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, Matches } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, Matches, Max, Min } from 'class-validator';
+import { MARK_BASIS_WINDOW_RANGE_MS, TRIGGER_SOURCES } from '../domain/mark-price';
 import { IsDecimalString, NoExtraFields, Optional } from '../../../platform/http/validation';
 import { hex32Param } from '../../../platform/http/api-properties';
 
@@ -53,6 +54,22 @@ export class ChangeMarketFlagsRequest {
 
   @ApiPropertyOptional() @Optional() @IsBoolean()
   is_maker_only?: boolean;
+}
+
+/** Binds a market to a composite price feed: its index, its mark price, and what its stops trigger on. */
+@NoExtraFields()
+export class BindMarketPriceFeedRequest {
+  @ApiProperty({ description: 'The composite price feed (POST /api/v1/trading/price-feeds) whose values are the index price.', pattern: '^[0-9a-f]{32}$' })
+  @Matches(/^[0-9a-f]{32}$/, { message: 'feed_id must be 32 lowercase hex characters' })
+  feed_id!: string;
+
+  @ApiPropertyOptional({ enum: TRIGGER_SOURCES, default: 'LAST_PRICE', description: "What the market's stop orders trigger on unless an order names its own trigger_source." })
+  @Optional() @IsIn(TRIGGER_SOURCES)
+  stop_trigger_source?: string;
+
+  @ApiPropertyOptional({ type: 'integer', default: 150000, minimum: MARK_BASIS_WINDOW_RANGE_MS.min, maximum: MARK_BASIS_WINDOW_RANGE_MS.max, description: "Window of the mark price's time-weighted basis average (ms)." })
+  @Optional() @IsInt() @Min(MARK_BASIS_WINDOW_RANGE_MS.min) @Max(MARK_BASIS_WINDOW_RANGE_MS.max)
+  mark_basis_window_ms?: number;
 }
 
 export class MarketParam {

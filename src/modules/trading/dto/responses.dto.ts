@@ -12,11 +12,14 @@ const DECIMAL = { type: String, pattern: '^-?[0-9]+(\\.[0-9]+)?$', example: '640
 export class MarketResponse {
   @ApiProperty() contract_size!: number;
   @ApiProperty({ type: String, nullable: true, description: 'null for perpetual markets' }) expiration_date!: string | null;
+  @ApiPropertyOptional({ ...DECIMAL, nullable: true, description: 'Where a price feed is bound: its value, the index price (null while STALE).' }) index_price?: string | null;
   @ApiProperty() instrument_isin!: string;
   @ApiProperty() is_cancel_only!: boolean;
   @ApiProperty() is_maker_only!: boolean;
   @ApiProperty() is_suspended!: boolean;
   @ApiProperty({ description: 'Quantities are multiples of it.' }) lot_size!: number;
+  @ApiPropertyOptional({ type: 'integer', description: "Where a price feed is bound: the window of the mark price's basis average (ms)." }) mark_basis_window_ms?: number;
+  @ApiPropertyOptional({ ...DECIMAL, nullable: true, description: 'Where a price feed is bound: median(index, index + basis average, median(best bid, best ask, last)); null while STALE.' }) mark_price?: string | null;
   @ApiProperty({ type: 'integer' }) market_id!: number;
   @ApiProperty({ description: 'Equals the map key.' }) market_symbol!: string;
   @ApiProperty({ example: 'PERPETUAL' }) market_type!: string;
@@ -26,10 +29,13 @@ export class MarketResponse {
   @ApiProperty({ description: 'Spelled exactly so (seeds).' }) mininum_quantity!: number;
   @ApiProperty() operating_mic!: string;
   @ApiProperty() price_currency!: string;
+  @ApiPropertyOptional({ pattern: '^[0-9a-f]{32}$', description: 'The composite price feed bound to the market (absent: none; stops trigger on the last price).' }) price_feed_id?: string;
+  @ApiPropertyOptional({ enum: ['LIVE', 'STALE'], description: 'Where a price feed is bound. STALE (also before its first value): no index and no mark; mark- and index-triggered stops hold.' }) price_feed_status?: string;
   @ApiProperty({ type: 'integer', description: 'Decimal places of a price.' }) price_precision!: number;
   @ApiProperty({ type: 'integer', description: 'Decimal places of a quantity.' }) quantity_precision!: number;
   @ApiProperty() quote_currency!: string;
   @ApiProperty() segment_mic!: string;
+  @ApiPropertyOptional({ enum: ['LAST_PRICE', 'MARK_PRICE', 'INDEX_PRICE'], description: 'Where a price feed is bound: what stop orders trigger on unless an order names its own.' }) stop_trigger_source?: string;
   @ApiProperty({ description: 'Prices are multiples of it.' }) tick_size!: number;
 }
 
@@ -59,6 +65,7 @@ export class PlacedCanonicalOrderResponse {
   @ApiProperty({ ...DECIMAL, nullable: true }) limit_price!: string | null;
   @ApiProperty({ ...DECIMAL, nullable: true }) quantity!: string | null;
   @ApiProperty({ ...DECIMAL, nullable: true }) trigger_price!: string | null;
+  @ApiProperty({ type: String, nullable: true, enum: ['LAST_PRICE', 'MARK_PRICE', 'INDEX_PRICE', null], description: "The order's own trigger source; null: the market's stop_trigger_source." }) trigger_source!: string | null;
   @ApiProperty({ type: String, nullable: true }) client_reference!: string | null;
   @ApiProperty({ type: String, nullable: true }) reporting_identifier!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'null until the engine accepted the order.' }) engine_id!: string | null;
@@ -255,6 +262,9 @@ export class OrderBookDepthResponse {
   @ApiProperty() market!: string;
   @ApiProperty({ type: [DepthLevelResponse], description: 'Best (highest) first.' }) bids!: DepthLevelResponse[];
   @ApiProperty({ type: [DepthLevelResponse], description: 'Best (lowest) first.' }) asks!: DepthLevelResponse[];
+  @ApiPropertyOptional({ ...DECIMAL, nullable: true, description: 'Present where a price feed is bound: its index price (null while STALE).' }) index_price?: string | null;
+  @ApiPropertyOptional({ ...DECIMAL, nullable: true, description: 'Present where a price feed is bound: the mark price (null while STALE).' }) mark_price?: string | null;
+  @ApiPropertyOptional({ enum: ['LIVE', 'STALE'], description: 'Present where a price feed is bound: its status.' }) price_feed_status?: string;
 }
 
 @ApiSchema({ name: 'OrderBookResult' })

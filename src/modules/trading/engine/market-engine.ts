@@ -4,46 +4,28 @@
  * one engine event to a state (rebuild after a restart). The live path mutates the book while deciding (matching
  * needs it); evolving the same events on the previous state gives the same state — tested as a property.
  *
- * Beyond the core matcher (matching.ts): stop orders (STOP → market, STOP_LIMIT → limit) armed until the last trade
- * price reaches their trigger (BUY: last ≥ trigger, SELL: last ≤ trigger; at once if already there on arrival),
- * released in arming order, cascading; reduce-only orders cut to the owner's position in this market (never
- * resting: acceptance refuses reduce-only GTC limits); per-owner net positions; the last trade price.
+ * Beyond the core matcher (matching.ts): stop orders (STOP → market, STOP_LIMIT → limit) armed until their
+ * reference price reaches their trigger (BUY: reference ≥ trigger, SELL: reference ≤ trigger; at once if already there
+ * on arrival), released in arming order, cascading; reduce-only orders cut to the owner's position in this market
+ * (never resting: acceptance refuses reduce-only GTC limits); per-owner net positions; the last trade price.
+ *
+ * The reference is the stop's trigger source: the last trade price (LAST_PRICE, the default), or, on a market bound to
+ * a price feed, its mark or index price (domain/mark-price.ts). The binding and the feed's values are inputs like
+ * orders (BIND_FEED, INDEX_TICK), so the engine reads no clock and a replay makes the same triggers. While the feed is
+ * stale there is no mark and no index, and stops on them hold: never a silent fall back to the last price.
  */
 import { createHash } from 'node:crypto';
-import {
-  CANCEL_REASONS,
-  type EngineCancelCode,
-  type EngineEvent,
-  type EngineOrderType,
-  type EngineTimeInForce,
-  type OrderOpenedData,
-} from '../domain/engine-events';
+import type { EngineCancelCode, EngineEvent, EngineTimeInForce, OrderOpenedData } from '../domain/engine-events';
 import { formatDecimal, parseDecimal } from '../../../platform/decimal/fixed18';
 import { EngineInputError, match, type EngineDecision } from './matching';
+import type { TriggerSource } from '../domain/mark-price';
+import { ReferencePrices, type EngineFeed, type ReferencePricesSnapshot } from './reference-prices';
+import { Emitter } from './emitter';
+import type { EngineInput, EngineMarket, EngineOrder } from './engine-input';
 import { OrderBook, type Side } from './order-book';
 
-export interface EngineMarket {
-  market_uuid: string;
-  market_id: number;
-}
-
-/** What the engine needs of an accepted order (OrderAccepted data carries more). */
-export interface EngineOrder {
-  order_uuid: string;
-  profile_uuid: string;
-  direction: Side;
-  order_type: EngineOrderType;
-  time_in_force: EngineTimeInForce;
-  post_only: boolean;
-  reduce_only: boolean;
-  order_size: string;
-  limit_price: string | null;
-  trigger_price: string | null;
-}
-
-export type EngineInput =
-  | { kind: 'PLACE'; input_position: bigint; order: EngineOrder }
-  | { kind: 'CANCEL'; input_position: bigint; order_uuid: string; profile_uuid: string; reason: 'USER_REQUEST' | 'CANCEL_ALL' };
+export type { EngineFeed } from './reference-prices';
+export type { EngineInput, EngineMarket, EngineOrder } from './engine-input';
 
 interface ArmedStop {
   order_uuid: string;
@@ -56,10 +38,11 @@ interface ArmedStop {
   trigger_price: bigint;
   size: bigint;
   sequence: number;
+  source: TriggerSource;
 }
 
 /** JSON image of an engine (decimal strings, no bigint), appended to the snapshot stream. */
-export interface EngineSnapshot {
+export type EngineSnapshot = {
   market_uuid: string;
   market_id: number;
   last_input_position: string;
@@ -68,10 +51,10 @@ export interface EngineSnapshot {
   /** Resting orders, best first per side, oldest first within a price. */
   bids: SnapshotOrder[];
   asks: SnapshotOrder[];
-  stops: Array<Omit<ArmedStop, 'price' | 'trigger_price' | 'size'> & { price: string | null; trigger_price: string; size: string }>;
+  stops: Array<Omit<ArmedStop, 'price' | 'trigger_price' | 'size' | 'source'> & { price: string | null; trigger_price: string; size: string; source?: TriggerSource }>;
   /** [profile_uuid, signed net position] sorted by profile. */
   positions: Array<[string, string]>;
-}
+} & Partial<ReferencePricesSnapshot>; // absent for markets never bound to a feed (and in snapshots from before feeds)
 
 interface SnapshotOrder {
   order_id: string;
@@ -94,6 +77,7 @@ export class MarketEngine {
   private readonly positions = new Map<string, bigint>();
   lastPrice: bigint | null = null;
   lastInputPosition = 0n;
+  private prices = new ReferencePrices();
 
   constructor(
     readonly market: EngineMarket,
@@ -108,6 +92,21 @@ export class MarketEngine {
     return this.positions.get(profile_uuid) ?? 0n;
   }
 
+  /** The bound price feed (null: stops trigger on the last price only). */
+  get feed(): EngineFeed | null {
+    return this.prices.feed;
+  }
+
+  /** The index price; null before the feed's first value and while it is stale. */
+  get index(): bigint | null {
+    return this.prices.index;
+  }
+
+  /** The mark price now (null: no feed, or the index is stale). */
+  markPrice(): bigint | null {
+    return this.prices.mark(this.book, this.lastPrice);
+  }
+
   /** Whether the engine holds the order (resting in the book or an armed stop). */
   holds(order_uuid: string): boolean {
     return this.book.has(order_uuid) || this.stops.has(order_uuid);
@@ -120,9 +119,34 @@ export class MarketEngine {
     if (input.input_position <= this.lastInputPosition) throw new Error(`engine input ${input.input_position} is not after ${this.lastInputPosition}`);
     const out = new Emitter(this.market.market_uuid, input.input_position);
     if (input.kind === 'CANCEL') this.decideCancel(input, out);
-    else this.decidePlace(input.order, input.input_position, out);
+    else if (input.kind === 'PLACE') this.decidePlace(input.order, input.input_position, out);
+    else if (input.kind === 'BIND_FEED') this.decideBind(input, out);
+    else this.decideTick(input, out);
+    if (this.feed) this.emitMarkIfChanged(out);
     this.lastInputPosition = input.input_position;
     return out.events;
+  }
+
+  private decideBind(input: Extract<EngineInput, { kind: 'BIND_FEED' }>, out: Emitter): void {
+    const data = { market_uuid: out.market_uuid, input_position: out.input_position, feed_id: input.feed_id, stop_trigger_source: input.stop_trigger_source, mark_basis_window_ms: input.mark_basis_window_ms };
+    this.prices.attach(data);
+    out.push({ type: 'PriceFeedAttached', data });
+  }
+
+  private decideTick(input: Extract<EngineInput, { kind: 'INDEX_TICK' }>, out: Emitter): void {
+    // Only the bound feed's values reach here (the host filters).
+    const { index_price, basis } = this.prices.tick(input.value, input.status === 'LIVE', this.book);
+    const data = { market_uuid: out.market_uuid, input_position: out.input_position, feed_id: input.feed_id, feed_status: index_price === null ? ('STALE' as const) : ('LIVE' as const), index_price, at: input.at, basis };
+    this.prices.applyTick(data);
+    out.push({ type: 'IndexPriceUpdated', data });
+    this.releaseStops(out);
+  }
+
+  private emitMarkIfChanged(out: Emitter): void {
+    const mark = this.markPrice();
+    if (mark === this.prices.emittedMark) return;
+    this.prices.emittedMark = mark;
+    out.push({ type: 'MarkPriceUpdated', data: { market_uuid: out.market_uuid, input_position: out.input_position, mark_price: mark === null ? null : formatDecimal(mark) } });
   }
 
   private decideCancel(input: Extract<EngineInput, { kind: 'CANCEL' }>, out: Emitter): void {
@@ -159,6 +183,7 @@ export class MarketEngine {
       trigger = null;
     }
     const isStop = o.order_type === 'STOP' || o.order_type === 'STOP_LIMIT';
+    const source: TriggerSource = o.trigger_source ?? this.feed?.stop_trigger_source ?? 'LAST_PRICE';
     const opened = (sequence: number): OrderOpenedData => ({
       market_uuid: out.market_uuid, input_position: out.input_position,
       order_uuid: o.order_uuid,
@@ -174,12 +199,14 @@ export class MarketEngine {
       price: price === null ? null : formatDecimal(price),
       trigger_price: trigger === null ? null : formatDecimal(trigger),
       size: formatDecimal(size),
+      ...(isStop ? { trigger_source: source } : {}),
     });
 
     if (isStop) {
       const sequence = this.book.takeSequence();
       out.push({ type: 'OrderOpened', data: opened(sequence) });
-      if (size <= 0n || trigger === null || trigger <= 0n || (o.order_type === 'STOP_LIMIT' ? price === null : price !== null) || o.post_only) {
+      // A mark or index stop on a market without a feed cannot ever trigger (acceptance refuses it; this is the backstop).
+      if (size <= 0n || trigger === null || trigger <= 0n || (o.order_type === 'STOP_LIMIT' ? price === null : price !== null) || o.post_only || (source !== 'LAST_PRICE' && !this.feed)) {
         out.cancelled(o.order_uuid, o.profile_uuid, ENGINE_REJECTED, size > 0n ? size : 0n);
         return;
       }
@@ -194,6 +221,7 @@ export class MarketEngine {
         trigger_price: trigger,
         size,
         sequence,
+        source,
       };
       this.stops.set(o.order_uuid, stop);
     } else {
@@ -295,21 +323,34 @@ export class MarketEngine {
     this.lastPrice = price;
   }
 
-  /** Releases armed stops the last price has reached, oldest armed first; a release may trade and release more. */
+  /**
+   * Releases armed stops their reference price has reached, oldest armed first; a release may trade (moving the last
+   * and the mark price) and release more. No reference (no trade yet, a stale feed): the stop holds.
+   */
   private releaseStops(out: Emitter): void {
     for (;;) {
+      if (this.stops.size === 0) return;
       const last = this.lastPrice;
-      if (last === null || this.stops.size === 0) return;
+      // The mark needs the book's best prices: computed once per pass, and only if a mark stop is armed.
+      let mark: bigint | null | undefined;
       let next: ArmedStop | undefined;
+      let reference: bigint | null = null;
       for (const s of this.stops.values()) {
-        if (s.side === 'BUY' ? last >= s.trigger_price : last <= s.trigger_price) {
+        reference = s.source === 'LAST_PRICE' ? last : s.source === 'INDEX_PRICE' ? this.index : mark === undefined ? (mark = this.markPrice()) : mark;
+        if (reference !== null && (s.side === 'BUY' ? reference >= s.trigger_price : reference <= s.trigger_price)) {
           next = s;
           break;
         }
       }
-      if (!next) return;
+      if (!next || reference === null) return;
       this.stops.delete(next.order_uuid);
-      out.push({ type: 'StopOrderTriggered', data: { market_uuid: out.market_uuid, input_position: out.input_position, order_uuid: next.order_uuid, last_price: formatDecimal(last), sequence: this.book.nextSequence } });
+      out.push({
+        type: 'StopOrderTriggered',
+        data: {
+          market_uuid: out.market_uuid, input_position: out.input_position, order_uuid: next.order_uuid, last_price: last === null ? null : formatDecimal(last), sequence: this.book.nextSequence,
+          trigger_source: next.source, reference_price: formatDecimal(reference),
+        },
+      });
       this.execute(
         {
           order_uuid: next.order_uuid,
@@ -349,6 +390,7 @@ export class MarketEngine {
             trigger_price: d.trigger_price === null ? 0n : parseDecimal(d.trigger_price),
             size: parseDecimal(d.size),
             sequence: d.sequence,
+            source: d.trigger_source ?? 'LAST_PRICE',
           });
         }
         return;
@@ -374,6 +416,15 @@ export class MarketEngine {
         this.book.add({ order_id: d.order_uuid, owner: d.profile_uuid, side: d.side, price: parseDecimal(d.price), remaining: parseDecimal(d.remaining), sequence: d.sequence });
         return;
       }
+      case 'PriceFeedAttached':
+        this.prices.attach(event.data);
+        return;
+      case 'IndexPriceUpdated':
+        this.prices.applyTick(event.data);
+        return;
+      case 'MarkPriceUpdated':
+        this.prices.emittedMark = event.data.mark_price === null ? null : parseDecimal(event.data.mark_price);
+        return;
       case 'OrderFilled':
       case 'OrderCancelRejected':
         return;
@@ -401,6 +452,7 @@ export class MarketEngine {
       asks: book.asks.map(order),
       stops: [...this.stops.values()].map((s) => ({ ...s, price: s.price === null ? null : formatDecimal(s.price), trigger_price: formatDecimal(s.trigger_price), size: formatDecimal(s.size) })),
       positions: [...this.positions.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, formatDecimal(v)]),
+      ...this.prices.snapshot(),
     };
   }
 
@@ -409,41 +461,12 @@ export class MarketEngine {
     const order = (side: Side) => (o: SnapshotOrder) => ({ order_id: o.order_id, owner: o.owner, side, price: parseDecimal(o.price), remaining: parseDecimal(o.remaining), sequence: o.sequence });
     engine.book = OrderBook.fromSnapshot({ next_sequence: s.next_sequence, bids: s.bids.map(order('BUY')), asks: s.asks.map(order('SELL')) });
     for (const st of s.stops) {
-      engine.stops.set(st.order_uuid, { ...st, price: st.price === null ? null : parseDecimal(st.price), trigger_price: parseDecimal(st.trigger_price), size: parseDecimal(st.size) });
+      engine.stops.set(st.order_uuid, { ...st, price: st.price === null ? null : parseDecimal(st.price), trigger_price: parseDecimal(st.trigger_price), size: parseDecimal(st.size), source: st.source ?? 'LAST_PRICE' });
     }
+    engine.prices = ReferencePrices.restore(s);
     for (const [profile, v] of s.positions) engine.positions.set(profile, parseDecimal(v, { allowSign: true }));
     engine.lastPrice = s.last_price === null ? null : parseDecimal(s.last_price);
     engine.lastInputPosition = BigInt(s.last_input_position);
     return engine;
-  }
-}
-
-/** Collects one decision's events with their common fields. */
-class Emitter {
-  readonly events: EngineEvent[] = [];
-  /** Every event of this decision carries these (listed, not spread: V8 spreads into large literals slowly). */
-  readonly input_position: string;
-  private trades = 0;
-  constructor(
-    readonly market_uuid: string,
-    readonly position: bigint,
-  ) {
-    this.input_position = position.toString();
-  }
-
-
-  nextTradeIndex(): number {
-    return this.trades++;
-  }
-
-  push(e: EngineEvent): void {
-    this.events.push(e);
-  }
-
-  cancelled(order_uuid: string, profile_uuid: string, reason: EngineCancelCode, remaining: bigint): void {
-    this.events.push({
-      type: 'OrderCancelled',
-      data: { market_uuid: this.market_uuid, input_position: this.input_position, order_uuid, profile_uuid, reason, cancel_reason: CANCEL_REASONS[reason], remaining: formatDecimal(remaining) },
-    });
   }
 }
