@@ -65,3 +65,22 @@ it('a read-your-writes wait that fails (the read-model database gone, as while t
     runner.waitFor = waitFor;
   }
 });
+
+it('an answer given without its read-back stays a 202 even when the read models catch up before it is sent', async () => {
+  const runner = t.app.get(ProjectionRunner);
+  const waitFor = runner.waitFor.bind(runner);
+  let calls = 0;
+  // The read-back's wait gives up; the wait before sending (settle) would succeed: the body is the pending one.
+  runner.waitFor = async () => ++calls > 1;
+  try {
+    const r = await t.app.inject({
+      method: 'POST', url: '/api/v1/ai-wallets/bindings', headers: owner,
+      payload: { workspace_uuid: workspace, agent_label: 'late-agent', environment: 'SANDBOX', network_id: 'ethereum-sepolia', native_address: DEST, policy: policy() },
+    });
+    expect(r.statusCode).toBe(202);
+    expect(r.headers['x-position']).toMatch(/^\d+$/);
+    expect(Object.keys(r.json()).sort()).toEqual(['binding_uuid', 'client_secret', 'workload_client_id']);
+  } finally {
+    runner.waitFor = waitFor;
+  }
+});

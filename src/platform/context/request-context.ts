@@ -17,6 +17,11 @@ export interface RequestContext {
   commit_position: bigint | null;
   /** Event types appended while serving this request (which projections to wait for). */
   appended_types: Set<string>;
+  /**
+   * A command's answer was given without its read-back (the read models had not caught up in time): the response must
+   * go out as 202 even if they catch up before it is sent, since its body is the pending one.
+   */
+  read_back_pending?: boolean;
   /** The request's Idempotency-Key: ids are then derived from it, so a retried request reproduces them. */
   idempotency?: { scope: string; key: string; fingerprint: string };
   /** How many ids `nextId` has handed out in this request. */

@@ -56,6 +56,10 @@ export class CommandPipelineGuard implements CanActivate {
   async settle(request: FastifyRequest): Promise<void> {
     const ctx = request.platformContext;
     if (!ctx || ctx.commit_position === null) return;
+    if (ctx.read_back_pending) {
+      request.projectionsPending = true;
+      return;
+    }
     const names = this.runner.projectorsFor(ctx.appended_types);
     const reached = await this.runner.waitFor(ctx.commit_position, names, this.config.readYourWritesTimeoutMs);
     if (!reached) request.projectionsPending = true;

@@ -176,7 +176,11 @@ export class ProjectionRunner {
    * out as 202 with X-Position (PLATFORM.md section 1): never a 404 for what was just written, never a lost secret.
    */
   async readBack<T>(read: () => Promise<T>, pending: () => T | Promise<T>, timeoutMs: number): Promise<T> {
-    return (await this.waitForOwnWrites(timeoutMs)) ? read() : pending();
+    if (await this.waitForOwnWrites(timeoutMs)) return read();
+    // The status follows the body: were the read models to catch up before the answer is sent, it must still be a 202.
+    const ctx = currentContext();
+    if (ctx) ctx.read_back_pending = true;
+    return pending();
   }
 
   /** Refreshes the checkpoints of projectors other nodes run (for lag metrics and health on this node). */
