@@ -226,7 +226,8 @@ export function transfersSuite(name: string, env: () => Record<string, string>, 
           : call('POST', '/api/v1/commerce/settlement-intents', owner, { merchant_uuid: merchant, network_id: 'ethereum-mainnet', asset: 'USDC', amount: '100', destination: ADDR(8) }),
       );
       const results = await Promise.all(requests);
-      expect(results.filter((r) => r.status === 201)).toHaveLength(fits);
+      // Accepted: 201, or 202 when the read models had not caught up within the read-your-writes wait (a loaded run).
+      expect(results.filter((r) => r.status === 201 || r.status === 202)).toHaveLength(fits);
       expect(results.filter((r) => r.status === 422)).toHaveLength(10);
       expect(await free()).toBe(before - fits * 100);
     });
