@@ -17,7 +17,7 @@ import { installRequestLifecycle, requestIdFrom, sendError } from './platform/ht
 import { platformClientErrorHandler } from './platform/http/client-errors';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { installSecurityHeaders } from './platform/http/security-headers';
-import { buildOpenApiDocument } from './platform/http/openapi';
+import { buildOpenApiDocument, ServedOpenApiDocument } from './platform/http/openapi';
 import { prepareDataDir } from './platform/security/data-dir';
 import { MetricsService } from './platform/observability/metrics.service';
 import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/logging/logger.config';
@@ -75,6 +75,12 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   app.useGlobalGuards(pipeline);
 
   const document = buildOpenApiDocument(app);
+  const served = app.get(ServedOpenApiDocument);
+  served.document = document;
+  // The route table as the server registers it (during init below), for the capability registry's route test.
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) served.routes.push({ method: String(method), url: route.url });
+  });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'api/v1/openapi.json', raw: ['json'] });
 
   app.enableShutdownHooks();

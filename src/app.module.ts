@@ -7,6 +7,7 @@ import { AiWalletsModule } from './modules/ai-wallets/ai-wallets.module';
 import { ArenaModule } from './modules/arena/arena.module';
 import { AssetCollectionsModule } from './modules/asset-collections/asset-collections.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { CapabilitiesModule } from './modules/capabilities/capabilities.module';
 import { BillingModule } from './modules/billing/billing.module';
 import { CommerceModule } from './modules/commerce/commerce.module';
 import { IdentityModule } from './modules/identity/identity.module';
@@ -34,7 +35,7 @@ export interface AppModuleOptions {
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
-const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, BillingModule, NewsModule, AssetCollectionsModule, ArenaModule, NotificationsModule, AuditModule];
+const MODULES: NonNullable<ModuleMetadata['imports']> = [IdentityModule, TradingModule, AiWalletsModule, AgenticMemoryModule, CommerceModule, BillingModule, NewsModule, AssetCollectionsModule, ArenaModule, NotificationsModule, AuditModule, CapabilitiesModule];
 
 @Module({})
 export class AppModule {

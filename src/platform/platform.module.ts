@@ -2,6 +2,7 @@
  * What every module stands on: configuration, the event store (SQLite or EventStoreDB), the read-model database,
  * the projection runner, the command executor, idempotency, metrics and health, and the Kafka publisher.
  */
+import { ServedOpenApiDocument } from './http/openapi';
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { join } from 'node:path';
@@ -77,6 +78,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
       module: PlatformModule,
       controllers: [HealthController],
       providers: [
+        ServedOpenApiDocument,
         CreditsGate,
         CommandAnswers,
         { provide: PLATFORM_CONFIG, inject: [ConfigService], useFactory: (config: ConfigService) => config.getOrThrow<PlatformConfig>('platform') },
@@ -152,7 +154,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [CreditsGate, CommandAnswers, NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, RAW_EVENT_STORE, SubjectKeyStore, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [ServedOpenApiDocument, CreditsGate, CommandAnswers, NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, RAW_EVENT_STORE, SubjectKeyStore, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 

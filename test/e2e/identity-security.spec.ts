@@ -921,9 +921,12 @@ describe('identity security (e2e)', () => {
       const body = r.json();
       expect(body.profiles.length).toBeGreaterThan(0);
       for (const p of body.profiles) {
-        expect(p).toEqual({ id: expect.any(String), principal: expect.any(String), credential: expect.any(String), requestSigning: expect.any(String), lifetimeSeconds: expect.any(Number) });
-        expect(Number.isInteger(p.lifetimeSeconds) && p.lifetimeSeconds >= 0).toBe(true);
+        const { lifetimeSeconds, ...rest } = p;
+        expect(rest).toEqual({ id: expect.any(String), principal: expect.any(String), credential: expect.any(String), requestSigning: expect.any(String) });
+        // lifetimeSeconds? (int32 >= 0): absent where the credential does not expire (a provider's push key, until rotated).
+        if (lifetimeSeconds !== undefined) expect(Number.isInteger(lifetimeSeconds) && lifetimeSeconds >= 0).toBe(true);
       }
+      expect(body.profiles.find((p: { id: string }) => p.id === 'interactive-session').lifetimeSeconds).toBeGreaterThan(0);
       const keys = ['errorEnvelope', 'pagination', 'idempotency', 'requestSigning', 'retryPolicy', 'decimalPolicy'];
       expect(Object.keys(body.agent_integration).sort()).toEqual([...keys].sort());
       for (const k of keys) {

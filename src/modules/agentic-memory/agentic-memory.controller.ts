@@ -2,6 +2,7 @@
  * Agentic memory routes (`/api/v1/agentic-memory/…`, PLATFORM.md section 6, plus the publisher's object review and
  * publishing routes). Every answer is the memory envelope `{success: true, response, meta?}`.
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -43,6 +44,7 @@ export class AgenticMemoryController {
 
   // --- collections ------------------------------------------------------------------------------------------------
 
+  @Capability('collections')
   @Post('collections')
   @ApiOperation({ summary: 'Create a collection for a workspace you own or administer; it starts at version 1, the empty list.' })
   @ApiErrors(404)
@@ -53,6 +55,7 @@ export class AgenticMemoryController {
     return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
   }
 
+  @Capability('collections')
   @Get('collections')
   @ApiOperation({ summary: 'The catalogue: LISTED collections you have access to (or, with workspace_uuid, all of a workspace of yours).' })
   @ApiErrors(404)
@@ -61,6 +64,7 @@ export class AgenticMemoryController {
     return this.queryBus.execute(new ListCollections(principal, { workspace_uuid: q.workspace_uuid, category: q.category }, pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('collections')
   @Get('collections/:collection')
   @ApiOperation({ summary: 'A collection by id or slug: its approved projections at the current version (or ?version=n).' })
   @ApiOkResponse({ type: AgenticMemoryCollectionEnvelope })
@@ -68,6 +72,7 @@ export class AgenticMemoryController {
     return this.queryBus.execute(new GetCollection(principal, p.collection, version(q)));
   }
 
+  @Capability('collections')
   @Patch('collections/:collection')
   @ApiOperation({ summary: 'Change settings, access and discovery, the selected workspaces and the invited principals.' })
   @ApiOkResponse({ type: AgenticMemoryCollectionEnvelope })
@@ -77,6 +82,7 @@ export class AgenticMemoryController {
     return this.readBack(new GetCollection(principal, id), () => ({ collection_uuid: id }));
   }
 
+  @Capability('manifests')
   @Get('collections/:collection/manifest')
   @ApiOperation({ summary: 'The collection manifest (SERVICE_AGENTIC_MEMORY_MANIFEST_V1), with commitments and, when configured, an Ed25519 signature.' })
   @ApiOkResponse({ type: AgenticMemoryManifestEnvelope })
@@ -84,6 +90,7 @@ export class AgenticMemoryController {
     return this.queryBus.execute(new GetManifest(principal, p.collection, version(q)));
   }
 
+  @Capability('collections')
   @Post('collections/:collection/publish')
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish the next version: every approved object, committed to by SHA-256 over the canonical projection list.' })
@@ -96,6 +103,7 @@ export class AgenticMemoryController {
 
   // --- memory objects (the publishing workspace) -----------------------------------------------------------------
 
+  @Capability('memory-items')
   @Post('collections/:collection/items')
   @ApiOperation({ summary: 'Add a memory object (pending until approved); source_id and payload stay private.' })
   @ApiCreatedResponse({ type: AgenticMemoryItemEnvelope })
@@ -103,6 +111,7 @@ export class AgenticMemoryController {
     return memoryEnvelope(await this.commandBus.execute(new AddItem(principal, p.collection, body)));
   }
 
+  @Capability('memory-items')
   @Get('collections/:collection/items')
   @ApiOperation({ summary: "The collection's memory objects as the publishing workspace sees them (with private provenance), oldest first." })
   @ApiOkResponse({ type: AgenticMemoryItemPageEnvelope })
@@ -110,6 +119,7 @@ export class AgenticMemoryController {
     return this.queryBus.execute(new ListItems(principal, p.collection, q.state, pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('memory-items')
   @Post('collections/:collection/items/:object_uuid/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve a pending memory object for the next version.' })
@@ -118,6 +128,7 @@ export class AgenticMemoryController {
     return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'APPROVE', body.reason ?? null)));
   }
 
+  @Capability('memory-items')
   @Post('collections/:collection/items/:object_uuid/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject a pending memory object.' })
@@ -126,6 +137,7 @@ export class AgenticMemoryController {
     return memoryEnvelope(await this.commandBus.execute(new ReviewItem(principal, p.collection, p.object_uuid, 'REJECT', body.reason ?? null)));
   }
 
+  @Capability('memory-items')
   @Post('collections/:collection/items/:object_uuid/withdraw')
   @HttpCode(200)
   @ApiOperation({ summary: 'Take an approved object out of the next version (published versions keep it).' })
@@ -136,6 +148,7 @@ export class AgenticMemoryController {
 
   // --- requests ---------------------------------------------------------------------------------------------------
 
+  @Capability('requests')
   @Post('collections/:collection/requests')
   @HttpCode(202)
   @ApiOperation({ summary: 'File a QUERY or PROPOSE: 202 with a durable receipt in state OPEN (acceptance is not an answer).' })
@@ -145,6 +158,7 @@ export class AgenticMemoryController {
     return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, body)));
   }
 
+  @Capability('requests')
   @Get('collections/:collection/requests')
   @ApiOperation({ summary: 'Your own requests to this collection, newest first.' })
   @ApiOkResponse({ type: AgenticMemoryRequestStatusPageEnvelope })
@@ -152,6 +166,7 @@ export class AgenticMemoryController {
     return this.queryBus.execute(new ListOwnRequests(principal, p.collection, pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('requests')
   @Get('collections/:collection/inbox')
   @ApiOperation({ summary: "The publishing workspace's durable inbox: requests in one state (OPEN by default), oldest first." })
   @ApiOkResponse({ type: AgenticMemoryInboxPageEnvelope })
@@ -159,6 +174,7 @@ export class AgenticMemoryController {
     return this.queryBus.execute(new ListInbox(principal, p.collection, q.state ?? 'OPEN', pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('requests')
   @Post('collections/:collection/clarifications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Ask about a published memory object (ClarificationRequest): 202 with a durable receipt (CLARIFY, OPEN).' })
@@ -168,6 +184,7 @@ export class AgenticMemoryController {
     return memoryEnvelope(await this.commandBus.execute(new FileRequest(principal, p.collection, { ...body, request_type: 'CLARIFY' })));
   }
 
+  @Capability('publications')
   @Post('collections/:collection/publications')
   @HttpCode(202)
   @ApiOperation({ summary: 'Publish context objects (ContextPublication): they become pending memory objects; 202 with a durable receipt (PROPOSE, OPEN).' })
@@ -177,6 +194,7 @@ export class AgenticMemoryController {
     return memoryEnvelope(await this.commandBus.execute(new PublishContext(principal, p.collection, body)));
   }
 
+  @Capability('requests')
   @Get('requests/:request_uuid')
   @ApiOperation({ summary: "Poll a request's status (the requester, and the publishing workspace)." })
   @ApiOkResponse({ type: AgenticMemoryRequestStatusEnvelope })
@@ -184,6 +202,7 @@ export class AgenticMemoryController {
     return this.queryBus.execute(new GetRequest(principal, p.request_uuid));
   }
 
+  @Capability('requests')
   @Post('requests/:request_uuid/resolve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Answer or dismiss a request (the publishing workspace, never the requester, once).' })

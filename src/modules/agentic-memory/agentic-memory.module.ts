@@ -11,6 +11,8 @@ import {
 } from './queries';
 // The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
 import './domain/privacy';
+// The module's application in the capability registry (docs/capabilities.md), declared when the module loads.
+import './capabilities';
 
 @Module({
   controllers: [AgenticMemoryController],

@@ -1,4 +1,5 @@
 /** AI-agent wallet routes (`/api/v1/ai-wallets/…`, PLATFORM.md section 6) and the agents' token endpoint. */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
@@ -59,6 +60,7 @@ export class AiWalletsController {
     return this.runner.readBack(() => this.queryBus.execute(query), pending, this.config.readYourWritesTimeoutMs);
   }
 
+  @Capability('bindings')
   @Post('bindings')
   @SecretResponse()
   @ApiOperation({ summary: 'Create a binding; the answer carries the workload client secret, once.' })
@@ -72,6 +74,7 @@ export class AiWalletsController {
     return { ...binding, client_secret: created.client_secret };
   }
 
+  @Capability('bindings')
   @Get('bindings')
   @ApiOperation({ summary: 'The AI-agent wallet bindings of your workspace.' })
   @ApiErrors(404)
@@ -80,6 +83,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new ListBindings(principal, query.workspace_uuid, pageLimit(query.limit, PAGE), query.cursor));
   }
 
+  @Capability('bindings')
   @Get('bindings/:binding_uuid')
   @ApiOperation({ summary: 'A binding with its policy and budget.' })
   @ApiOkResponse({ type: AiWalletBindingResponse })
@@ -87,6 +91,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new GetBinding(principal, p.binding_uuid));
   }
 
+  @Capability('bindings')
   @Patch('bindings/:binding_uuid')
   @ApiOperation({ summary: 'Suspend, reactivate or revoke a binding.' })
   @ApiOkResponse({ type: AiWalletBindingResponse })
@@ -96,6 +101,7 @@ export class AiWalletsController {
     return this.readBack(new GetBinding(principal, p.binding_uuid), () => ({ binding_uuid: p.binding_uuid, state: body.state, state_reason: body.state_reason }));
   }
 
+  @Capability('spending-policy')
   @Get('bindings/:binding_uuid/policy')
   @ApiOperation({ summary: 'A binding\'s policy (the active version, or ?version=n).' })
   @ApiOkResponse({ type: AiWalletPolicyResponse })
@@ -103,6 +109,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new GetPolicy(principal, p.binding_uuid, q.version === undefined ? undefined : Number(q.version)));
   }
 
+  @Capability('spending-policy')
   @Put('bindings/:binding_uuid/policy')
   @ApiOperation({ summary: 'Publish the next policy version (earlier versions stay readable with ?version=).' })
   @ApiOkResponse({ type: AiWalletPolicyResponse })
@@ -112,6 +119,7 @@ export class AiWalletsController {
     return this.readBack(new GetPolicy(principal, p.binding_uuid, version), () => ({ binding_uuid: p.binding_uuid, version }));
   }
 
+  @Capability('budgets')
   @Get('bindings/:binding_uuid/budget')
   @WorkloadAllowed()
   @ApiOperation({ summary: 'A binding\'s budget: limits, reserved and remaining amounts.' })
@@ -120,6 +128,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new GetBudget(principal, p.binding_uuid));
   }
 
+  @Capability('intents')
   @Post('bindings/:binding_uuid/intents/evaluate')
   @HttpCode(200)
   @WorkloadAllowed()
@@ -129,6 +138,7 @@ export class AiWalletsController {
     return this.commandBus.execute(new EvaluateIntent(principal, p.binding_uuid, body));
   }
 
+  @Capability('intents')
   @Post('bindings/:binding_uuid/intents')
   @WorkloadAllowed()
   @ApiOperation({ summary: 'Live intent (needs Idempotency-Key and a complete rationale); an accepted one reserves budget.' })
@@ -147,6 +157,7 @@ export class AiWalletsController {
     return intent;
   }
 
+  @Capability('intents')
   @Get('bindings/:binding_uuid/intents')
   @ApiOperation({ summary: 'A binding\'s intents, newest first.' })
   @ApiOkResponse({ type: AiWalletIntentListResponse })
@@ -154,6 +165,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new ListIntents(principal, p.binding_uuid, pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('intents')
   @Get('intents/:intent_uuid')
   @ApiOperation({ summary: 'One intent with its decision and state.' })
   @ApiOkResponse({ type: AiWalletIntentResponse })
@@ -161,6 +173,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new GetIntent(principal, p.intent_uuid));
   }
 
+  @Capability('intents')
   @Post('intents/:intent_uuid/settle')
   @HttpCode(200)
   @ApiOperation({ summary: 'Records an approved intent as settled outside the platform (its transaction hash); its reservation then counts for good.' })
@@ -169,6 +182,7 @@ export class AiWalletsController {
     return this.commandBus.execute(new SettleIntent(principal, p.intent_uuid, body.transaction_hash));
   }
 
+  @Capability('approvals')
   @Get('bindings/:binding_uuid/approvals')
   @ApiOperation({ summary: 'A binding\'s intents waiting for a person\'s approval.' })
   @ApiOkResponse({ type: AiWalletApprovalListResponse })
@@ -176,6 +190,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new ListApprovals(principal, p.binding_uuid, q.state, pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('approvals')
   @Post('approvals/:approval_uuid/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve an intent that waits for a person.' })
@@ -184,6 +199,7 @@ export class AiWalletsController {
     return this.commandBus.execute(new ReviewApproval(principal, p.approval_uuid, true, body.reason ?? null));
   }
 
+  @Capability('approvals')
   @Post('approvals/:approval_uuid/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject an intent that waits for a person; its reservation is released.' })
@@ -192,6 +208,7 @@ export class AiWalletsController {
     return this.commandBus.execute(new ReviewApproval(principal, p.approval_uuid, false, body.reason ?? null));
   }
 
+  @Capability('execution-mode')
   @Get('bindings/:binding_uuid/execution-mode')
   @ApiOperation({ summary: 'A binding\'s execution mode and its readiness gates.' })
   @ApiOkResponse({ type: AiWalletExecutionModeResponse })
@@ -200,6 +217,7 @@ export class AiWalletsController {
     return binding.execution_mode;
   }
 
+  @Capability('execution-mode')
   @Put('bindings/:binding_uuid/execution-mode')
   @ApiOperation({ summary: 'Change the execution mode; AUTONOMOUS is refused (422) while readiness gates are open.' })
   @ApiOkResponse({ type: AiWalletExecutionModeResponse })
@@ -207,6 +225,7 @@ export class AiWalletsController {
     return this.commandBus.execute(new ChangeExecutionMode(principal, p.binding_uuid, body.mode, body.state_reason));
   }
 
+  @Capability('activity')
   @Get('bindings/:binding_uuid/activity')
   @ApiOperation({ summary: 'A binding\'s activity (its events), oldest first, paged.' })
   @ApiOkResponse({ type: AiWalletActivityPageResponse })
@@ -214,6 +233,7 @@ export class AiWalletsController {
     return this.queryBus.execute(new ListActivity(principal, p.binding_uuid, pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('activity')
   @Get('bindings/:binding_uuid/activity/verify')
   @ApiOperation({ summary: "Recompute the binding stream's hash chain from the stored events." })
   @ApiOkResponse({ type: AiWalletActivityVerificationResponse })
@@ -227,6 +247,7 @@ export class AiWalletsController {
 export class WorkloadTokenController {
   constructor(private readonly commandBus: CommandBus) {}
 
+  @Capability('workload-tokens', { authentication: 'client-credentials: client_id and client_secret in the body' })
   @Post('token')
   @Public()
   @SecretResponse()

@@ -3,6 +3,7 @@
  * Every answer is the seeds' ArenaAdminResponse envelope, exactly `{ "success": true, "data": … }`; a command's data is
  * the season read back (read-your-writes), or `{ id }` with 202 when the read model has not caught up in time.
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -30,6 +31,7 @@ export class ArenaController {
     return envelope(this.answers.act(new ChangeArenaSeason(principal, season_uuid, change), (id) => new GetArenaSeason(principal, id)));
   }
 
+  @Capability('seasons', { exposure: 'restricted' })
   @Get()
   @ApiOperation({ summary: 'Your tenant\'s arena seasons, newest first (tenant owner and admins).' })
   @ApiOkResponse({ type: ArenaSeasonListResponse })
@@ -37,6 +39,7 @@ export class ArenaController {
     return envelope(this.queryBus.execute(new ListArenaSeasons(principal, query)));
   }
 
+  @Capability('seasons', { exposure: 'restricted' })
   @Post('seasons')
   @ApiOperation({ summary: 'Create a season (DRAFT): a name, its window, the markets whose trades count.' })
   @ApiCreatedResponse({ type: ArenaSeasonResponse })
@@ -45,6 +48,7 @@ export class ArenaController {
     return envelope(this.answers.act(new CreateArenaSeason(principal, body), (id) => new GetArenaSeason(principal, id)));
   }
 
+  @Capability('seasons', { exposure: 'restricted' })
   @Get('seasons/:season_uuid')
   @ApiOperation({ summary: 'A season with its leaderboard (realised P&L, trades, markets), frozen at its end position once it settles.' })
   @ApiOkResponse({ type: ArenaSeasonResponse })
@@ -52,6 +56,7 @@ export class ArenaController {
     return envelope(this.queryBus.execute(new GetArenaSeason(principal, p.season_uuid)));
   }
 
+  @Capability('seasons', { exposure: 'restricted' })
   @Post('seasons/:season_uuid/schedule')
   @HttpCode(200)
   @ApiOperation({ summary: 'DRAFT → SCHEDULED (starts_at in the future); the arena clock starts it at starts_at and settles it at ends_at.' })
@@ -61,6 +66,7 @@ export class ArenaController {
     return this.change(principal, p.season_uuid, { kind: 'schedule', expected_version: body.expected_version });
   }
 
+  @Capability('seasons', { exposure: 'restricted' })
   @Post('seasons/:season_uuid/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a DRAFT, SCHEDULED or LIVE season; its standings stop where they are.' })
@@ -70,6 +76,7 @@ export class ArenaController {
     return this.change(principal, p.season_uuid, { kind: 'cancel', expected_version: body.expected_version });
   }
 
+  @Capability('seasons', { exposure: 'restricted' })
   @Post('seasons/:season_uuid/participants')
   @HttpCode(200)
   @ApiOperation({ summary: 'Enroll a person of the tenant (DRAFT, SCHEDULED or LIVE); their trades count from then on while the season is LIVE.' })
@@ -80,6 +87,7 @@ export class ArenaController {
     return this.change(principal, p.season_uuid, { kind: 'enroll', profile_uuid: body.profile_uuid });
   }
 
+  @Capability('seasons', { exposure: 'restricted' })
   @Post('seasons/:season_uuid/participants/:profile_uuid/disqualify')
   @HttpCode(200)
   @ApiOperation({ summary: 'Disqualify a participant, with a reason: their trades stop counting and they leave the ranking.' })

@@ -3,6 +3,7 @@
  * (no token needed; a platform admin's token lists the other statuses too) and the platform admins' registration and
  * lifecycle. A command's answer is the collection read back (read-your-writes), or 202 with its id.
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -28,6 +29,7 @@ export class AssetCollectionsController {
     return this.answers.act(new ChangeAssetCollection(principal, id, transition, body.expected_version), (cid) => new GetAssetCollection(principal, cid));
   }
 
+  @Capability('collections')
   @Get()
   @Public()
   @ApiOperation({ summary: 'The catalogue of ACTIVE collections (AssetCollectionQuery → AssetCollectionPage); platform admins may list other statuses.' })
@@ -36,6 +38,7 @@ export class AssetCollectionsController {
     return this.queryBus.execute(new ListAssetCollections(principal, query));
   }
 
+  @Capability('collections')
   @Get(':collection_uuid')
   @Public()
   @ApiOperation({ summary: 'One ACTIVE collection with its metadata (platform admins: any status).' })
@@ -44,6 +47,7 @@ export class AssetCollectionsController {
     return this.queryBus.execute(new GetAssetCollection(principal, p.collection_uuid));
   }
 
+  @Capability('collections', { exposure: 'restricted' })
   @Post()
   @ApiOperation({ summary: 'Register a collection (platform admins): DRAFT, with its metadata and metadata_hash.' })
   @ApiCreatedResponse({ type: AssetCollection })
@@ -52,6 +56,7 @@ export class AssetCollectionsController {
     return this.answers.act(new RegisterAssetCollection(principal, body), (id) => new GetAssetCollection(principal, id));
   }
 
+  @Capability('collections', { exposure: 'restricted' })
   @Post(':collection_uuid/activate')
   @HttpCode(200)
   @ApiOperation({ summary: 'DRAFT → ACTIVE (platform admins): admitted to the listing.' })
@@ -61,6 +66,7 @@ export class AssetCollectionsController {
     return this.move(principal, p.collection_uuid, 'activate', body);
   }
 
+  @Capability('collections', { exposure: 'restricted' })
   @Post(':collection_uuid/suspend')
   @HttpCode(200)
   @ApiOperation({ summary: 'ACTIVE → SUSPENDED (platform admins): out of the listing.' })
@@ -70,6 +76,7 @@ export class AssetCollectionsController {
     return this.move(principal, p.collection_uuid, 'suspend', body);
   }
 
+  @Capability('collections', { exposure: 'restricted' })
   @Post(':collection_uuid/reinstate')
   @HttpCode(200)
   @ApiOperation({ summary: 'SUSPENDED → ACTIVE (platform admins).' })
@@ -79,6 +86,7 @@ export class AssetCollectionsController {
     return this.move(principal, p.collection_uuid, 'reinstate', body);
   }
 
+  @Capability('collections', { exposure: 'restricted' })
   @Post(':collection_uuid/retire')
   @HttpCode(200)
   @ApiOperation({ summary: 'SUSPENDED → RETIRED (platform admins); final.' })

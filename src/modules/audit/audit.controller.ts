@@ -1,4 +1,5 @@
 /** Audit routes (`/api/v1/audit/…`, PLATFORM.md section 6): raw events with commitments, checkpoints, the AUDITOR role. */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -20,6 +21,7 @@ export class AuditController {
     private readonly queryBus: QueryBus,
   ) {}
 
+  @Capability('audit-trail', { exposure: 'restricted' })
   @Get('checkpoints/latest')
   @ApiOperation({ summary: 'The newest signed checkpoint of the global chain, with its public key (AUDITOR or platform admin).' })
   @ApiErrors(404)
@@ -28,6 +30,7 @@ export class AuditController {
     return this.queryBus.execute(new GetLatestCheckpoint(principal));
   }
 
+  @Capability('audit-trail', { exposure: 'restricted' })
   @Get('streams/:stream/events')
   @ApiOperation({ summary: "A stream's raw events with their commitments, oldest first, paged (AUDITOR or platform admin)." })
   @ApiOkResponse({ type: AuditEventPageResponse })
@@ -35,6 +38,7 @@ export class AuditController {
     return this.queryBus.execute(new ListStreamEvents(principal, p.stream, pageLimit(q.limit, PAGE), q.cursor));
   }
 
+  @Capability('auditors', { exposure: 'restricted' })
   @Get('auditors')
   @ApiOperation({ summary: 'Profiles holding the AUDITOR role (platform admin).' })
   @ApiOkResponse({ type: AuditorListResponse })
@@ -42,6 +46,7 @@ export class AuditController {
     return this.queryBus.execute(new ListAuditors(principal));
   }
 
+  @Capability('auditors', { exposure: 'restricted' })
   @Post('auditors')
   @ApiOperation({ summary: 'Grant the AUDITOR role to a profile (platform admin); granting it again changes nothing.' })
   @ApiErrors(404)
@@ -50,6 +55,7 @@ export class AuditController {
     return this.commandBus.execute(new GrantAuditor(principal, body.profile_uuid, body.reason ?? ''));
   }
 
+  @Capability('auditors', { exposure: 'restricted' })
   @Post('auditors/:profile_uuid/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke the AUDITOR role (platform admin).' })

@@ -3,6 +3,7 @@
  * adjustments). A command's answer is its record read back once the read models hold the command's writes
  * (read-your-writes); if they have not caught up in time, 202 with the record's id.
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -31,6 +32,7 @@ export class BillingController {
     private readonly answers: CommandAnswers,
   ) {}
 
+  @Capability('accounts')
   @Get('account')
   @ApiOperation({ summary: 'Your tenant\'s billing account: credits by pool, the period, usage rated so far, subscriptions (tenant_uuid: another tenant you hold a role in).' })
   @ApiErrors(404)
@@ -39,6 +41,7 @@ export class BillingController {
     return this.queryBus.execute(new GetBillingAccount(principal, query.tenant_uuid));
   }
 
+  @Capability('accounts')
   @Get('usage')
   @ApiOperation({ summary: 'A period\'s usage rated from the event log, with its reconciliation (checked, posted, pending).' })
   @ApiErrors(404)
@@ -49,6 +52,7 @@ export class BillingController {
 
   // Products ------------------------------------------------------------------------------------------------------
 
+  @Capability('products')
   @Get('products')
   @ApiOperation({ summary: 'The product catalogue: plans, top-ups, the free allowance every account gets, the currency.' })
   @ApiOkResponse({ type: BillingProductCatalogResponse })
@@ -56,6 +60,7 @@ export class BillingController {
     return this.queryBus.execute(new GetBillingCatalog());
   }
 
+  @Capability('products')
   @Get('products/:code')
   @ApiOperation({ summary: 'One product (also a retired one).' })
   @ApiOkResponse({ type: BillingProductResponse })
@@ -63,6 +68,7 @@ export class BillingController {
     return this.queryBus.execute(new GetBillingProduct(p.code));
   }
 
+  @Capability('products', { exposure: 'restricted' })
   @Post('products')
   @ApiOperation({ summary: 'Define a product (platform admins): a PLAN granting credits every interval, or a TOPUP of non-expiring credits.' })
   @ApiCreatedResponse({ type: BillingProductResponse })
@@ -71,6 +77,7 @@ export class BillingController {
     return this.answers.act(new DefineBillingProduct(principal, body), (code) => new GetBillingProduct(code));
   }
 
+  @Capability('products', { exposure: 'restricted' })
   @Post('products/:code/retire')
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop selling a product (platform admins); running subscriptions keep it until cancelled.' })
@@ -82,6 +89,7 @@ export class BillingController {
 
   // Subscriptions -------------------------------------------------------------------------------------------------
 
+  @Capability('subscriptions')
   @Get('subscriptions')
   @ApiOperation({ summary: 'Your tenant\'s subscriptions.' })
   @ApiErrors(404)
@@ -90,6 +98,7 @@ export class BillingController {
     return this.queryBus.execute(new ListBillingSubscriptions(principal, query.tenant_uuid));
   }
 
+  @Capability('subscriptions')
   @Post('subscriptions')
   @ApiOperation({ summary: 'Subscribe to a plan (tenant owner or admin): its credits are granted now and at every period boundary until cancelled.' })
   @ApiErrors(404)
@@ -99,6 +108,7 @@ export class BillingController {
     return this.answers.act(new StartSubscription(principal, body), (code) => new GetBillingSubscription(principal, body.tenant_uuid, code));
   }
 
+  @Capability('subscriptions')
   @Post('subscriptions/:code/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a subscription at the end of the period (tenant owner or admin); its credits last until then.' })
@@ -110,6 +120,7 @@ export class BillingController {
 
   // Top-ups -------------------------------------------------------------------------------------------------------
 
+  @Capability('top-ups')
   @Get('topups')
   @ApiOperation({ summary: 'Your tenant\'s top-ups, newest first.' })
   @ApiErrors(404)
@@ -118,6 +129,7 @@ export class BillingController {
     return this.queryBus.execute(new ListBillingTopups(principal, query));
   }
 
+  @Capability('top-ups')
   @Get('topups/:topup_id')
   @ApiOperation({ summary: 'One top-up.' })
   @ApiOkResponse({ type: BillingTopupResponse })
@@ -125,6 +137,7 @@ export class BillingController {
     return this.queryBus.execute(new GetBillingTopup(principal, p.topup_id));
   }
 
+  @Capability('top-ups')
   @Post('topups')
   @ApiOperation({ summary: 'Buy a top-up (tenant owner or admin): PENDING until the payment rail reports it SETTLED, when its credits are granted.' })
   @ApiErrors(404)
@@ -134,6 +147,7 @@ export class BillingController {
     return this.answers.act(new RequestTopup(principal, body), (id) => new GetBillingTopup(principal, id));
   }
 
+  @Capability('top-ups', { exposure: 'restricted' })
   @Post('admin/topups/:topup_id/rail')
   @HttpCode(200)
   @ApiOperation({ summary: 'The payment rail\'s report on a top-up (platform admins; the simulated rail\'s callback): SETTLED, FAILED or REVERSED.' })
@@ -145,6 +159,7 @@ export class BillingController {
 
   // Adjustments ---------------------------------------------------------------------------------------------------
 
+  @Capability('adjustments')
   @Get('adjustments')
   @ApiOperation({ summary: 'Your tenant\'s adjustments, newest first.' })
   @ApiErrors(404)
@@ -153,6 +168,7 @@ export class BillingController {
     return this.queryBus.execute(new ListBillingAdjustments(principal, query));
   }
 
+  @Capability('adjustments', { exposure: 'restricted' })
   @Post('adjustments')
   @ApiOperation({ summary: 'Grant (CREDIT, optionally expiring) or take (DEBIT) credits by hand, with a reason (tenant owner or admin, platform admins).' })
   @ApiErrors(404)

@@ -14,6 +14,8 @@ import {
 import { BILLING_PAYMENT_RAIL, SimulatedBillingRail } from './rail';
 // The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
 import './domain/privacy';
+// The module's application in the capability registry (docs/capabilities.md), declared when the module loads.
+import './capabilities';
 
 @Module({
   controllers: [BillingController],

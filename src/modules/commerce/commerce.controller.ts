@@ -3,6 +3,7 @@
  * transitions the lifecycles need). A command's answer is its record read back once the read model holds the
  * command's writes (read-your-writes); if it has not caught up in time, 202 with the record's id.
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -43,6 +44,7 @@ export class CommerceController {
 
   // Merchants -----------------------------------------------------------------------------------------------------
 
+  @Capability('merchants')
   @Post('merchants')
   @ApiOperation({ summary: 'Create a merchant in a workspace you own or administer; it starts PENDING_REVIEW.' })
   @ApiErrors(404)
@@ -52,6 +54,7 @@ export class CommerceController {
     return this.act(new CreateMerchant(principal, body), (id) => new GetMerchant(principal, id));
   }
 
+  @Capability('merchants')
   @Get('merchants')
   @ApiOperation({ summary: 'The merchants of your active workspace (filters: q, status).' })
   @ApiOkResponse({ type: CommerceMerchantPageResponse })
@@ -59,6 +62,7 @@ export class CommerceController {
     return this.queryBus.execute(new ListMerchants(principal, query));
   }
 
+  @Capability('merchants')
   @Get('merchants/:merchant_uuid')
   @ApiOperation({ summary: 'A merchant: its workspace\'s members and its tenant\'s reviewers read it.' })
   @ApiOkResponse({ type: CommerceMerchantResponse })
@@ -66,6 +70,7 @@ export class CommerceController {
     return this.queryBus.execute(new GetMerchant(principal, p.merchant_uuid));
   }
 
+  @Capability('merchants', { exposure: 'restricted', stepUp: 'MERCHANT_PROFILE_ACTIVATION' })
   @Post('merchants/:merchant_uuid/activate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Activate a merchant (reviewer, not its creator; step-up MERCHANT_PROFILE_ACTIVATION).' })
@@ -75,6 +80,7 @@ export class CommerceController {
     return this.review(principal, p.merchant_uuid, 'activate', body);
   }
 
+  @Capability('merchants', { exposure: 'restricted', stepUp: 'MERCHANT_PROFILE_ACTIVATION' })
   @Post('merchants/:merchant_uuid/reinstate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reinstate a SUSPENDED merchant (reviewer, not its creator; step-up MERCHANT_PROFILE_ACTIVATION).' })
@@ -84,6 +90,7 @@ export class CommerceController {
     return this.review(principal, p.merchant_uuid, 'reinstate', body);
   }
 
+  @Capability('merchants', { exposure: 'restricted' })
   @Post('merchants/:merchant_uuid/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject a merchant pending review (reviewer, not its creator).' })
@@ -93,6 +100,7 @@ export class CommerceController {
     return this.review(principal, p.merchant_uuid, 'reject', body);
   }
 
+  @Capability('merchants', { exposure: 'restricted' })
   @Post('merchants/:merchant_uuid/suspend')
   @HttpCode(200)
   @ApiOperation({ summary: 'Suspend an ACTIVE merchant (reviewer).' })
@@ -102,6 +110,7 @@ export class CommerceController {
     return this.review(principal, p.merchant_uuid, 'suspend', body);
   }
 
+  @Capability('merchants')
   @Post('merchants/:merchant_uuid/close')
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a merchant (its workspace owner or admin, or a reviewer).' })
@@ -117,6 +126,7 @@ export class CommerceController {
 
   // Products ------------------------------------------------------------------------------------------------------
 
+  @Capability('catalogue')
   @Post('merchants/:merchant_uuid/products')
   @ApiOperation({ summary: 'Add a product (DRAFT) to a merchant\'s catalogue.' })
   @ApiCreatedResponse({ type: CommerceProductResponse })
@@ -125,6 +135,7 @@ export class CommerceController {
     return this.act(new CreateProduct(principal, p.merchant_uuid, body), (id) => new GetProduct(principal, p.merchant_uuid, id));
   }
 
+  @Capability('catalogue')
   @Get('merchants/:merchant_uuid/products')
   @ApiOperation({ summary: 'A merchant\'s catalogue (filters: q, status).' })
   @ApiOkResponse({ type: CommerceProductPageResponse })
@@ -132,6 +143,7 @@ export class CommerceController {
     return this.queryBus.execute(new ListProducts(principal, p.merchant_uuid, query));
   }
 
+  @Capability('catalogue')
   @Get('merchants/:merchant_uuid/products/:product_uuid')
   @ApiOperation({ summary: 'A product.' })
   @ApiOkResponse({ type: CommerceProductResponse })
@@ -139,6 +151,7 @@ export class CommerceController {
     return this.queryBus.execute(new GetProduct(principal, p.merchant_uuid, p.product_uuid));
   }
 
+  @Capability('catalogue')
   @Post('merchants/:merchant_uuid/products/:product_uuid/activate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Activate a DRAFT product (its merchant must be ACTIVE: 422 otherwise).' })
@@ -148,6 +161,7 @@ export class CommerceController {
     return this.act(new ChangeProduct(principal, p.merchant_uuid, p.product_uuid, 'activate', body.expected_version), (id) => new GetProduct(principal, p.merchant_uuid, id));
   }
 
+  @Capability('catalogue')
   @Post('merchants/:merchant_uuid/products/:product_uuid/archive')
   @HttpCode(200)
   @ApiOperation({ summary: 'Archive a product.' })
@@ -159,6 +173,7 @@ export class CommerceController {
 
   // Invoices ------------------------------------------------------------------------------------------------------
 
+  @Capability('invoices')
   @Post('invoices')
   @ApiOperation({ summary: 'Invoice an order: the total is computed from the lines; the order reference is unique per merchant (409 naming the invoice).' })
   @ApiErrors(404)
@@ -168,6 +183,7 @@ export class CommerceController {
     return this.act(new CreateInvoice(principal, body), (id) => new GetInvoice(principal, id));
   }
 
+  @Capability('invoices')
   @Get('invoices')
   @ApiOperation({ summary: 'A merchant\'s invoices (merchant_uuid required; filters: external_order_reference, status).' })
   @ApiOkResponse({ type: CommerceInvoicePageResponse })
@@ -175,6 +191,7 @@ export class CommerceController {
     return this.queryBus.execute(new ListInvoices(principal, query));
   }
 
+  @Capability('invoices')
   @Get('invoices/:invoice_uuid')
   @ApiOperation({ summary: 'An invoice.' })
   @ApiOkResponse({ type: CommerceInvoiceResponse })
@@ -182,6 +199,7 @@ export class CommerceController {
     return this.queryBus.execute(new GetInvoice(principal, p.invoice_uuid));
   }
 
+  @Capability('invoices', { stepUp: 'COMMERCE_INVOICE_CANCELLATION' })
   @Post('invoices/:invoice_uuid/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel an OPEN invoice (step-up COMMERCE_INVOICE_CANCELLATION); refused while a payment is past AUTHORIZATION_REQUIRED.' })
@@ -193,6 +211,7 @@ export class CommerceController {
 
   // Payments ------------------------------------------------------------------------------------------------------
 
+  @Capability('payments')
   @Post('payments')
   @ApiOperation({ summary: 'Start a payment of an OPEN invoice; it waits for the rail\'s authorization (AUTHORIZATION_REQUIRED).' })
   @ApiErrors(404)
@@ -202,6 +221,7 @@ export class CommerceController {
     return this.act(new CreatePayment(principal, body), (id) => new GetPayment(principal, id));
   }
 
+  @Capability('payments')
   @Get('payments')
   @ApiOperation({ summary: 'The payments of your active workspace (filters: merchant_uuid, status).' })
   @ApiOkResponse({ type: CommercePaymentPageResponse })
@@ -209,6 +229,7 @@ export class CommerceController {
     return this.queryBus.execute(new ListPayments(principal, query));
   }
 
+  @Capability('payments')
   @Get('payments/:payment_uuid')
   @ApiOperation({ summary: 'A payment.' })
   @ApiOkResponse({ type: CommercePaymentResponse })
@@ -216,6 +237,7 @@ export class CommerceController {
     return this.queryBus.execute(new GetPayment(principal, p.payment_uuid));
   }
 
+  @Capability('payments')
   @Post('payments/:payment_uuid/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a payment still AUTHORIZATION_REQUIRED at its latest version; later rail states are 409.' })
@@ -225,6 +247,7 @@ export class CommerceController {
     return this.act(new CancelPayment(principal, p.payment_uuid, body), (id) => new GetPayment(principal, id));
   }
 
+  @Capability('payments', { exposure: 'restricted' })
   @Post('admin/payments/:payment_uuid/rail')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated rail reports a payment\'s move (platform admins): authorize, submit, settle, fail.' })
@@ -236,6 +259,7 @@ export class CommerceController {
 
   // Wallets -------------------------------------------------------------------------------------------------------
 
+  @Capability('wallets')
   @Post('wallets')
   @ApiOperation({ summary: 'Register a watch-only wallet: OPERATIONAL (a workspace\'s address) or ROTATIONAL (a merchant\'s address pool).' })
   @ApiErrors(404)
@@ -245,6 +269,7 @@ export class CommerceController {
     return this.act(new RegisterWallet(principal, body), (id) => new GetWallet(principal, id));
   }
 
+  @Capability('wallets')
   @Get('wallets')
   @ApiOperation({ summary: 'Wallets on a network (network_id required): OPERATIONAL of your active workspace, or ROTATIONAL of a merchant (merchant_uuid).' })
   @ApiOkResponse({ type: CommerceWalletPageResponse })
@@ -252,6 +277,7 @@ export class CommerceController {
     return this.queryBus.execute(new ListWallets(principal, query));
   }
 
+  @Capability('wallets')
   @Get('wallets/:wallet_uuid')
   @ApiOperation({ summary: 'A wallet.' })
   @ApiOkResponse({ type: CommerceWalletResponse })
@@ -259,6 +285,7 @@ export class CommerceController {
     return this.queryBus.execute(new GetWallet(principal, p.wallet_uuid));
   }
 
+  @Capability('wallets')
   @Post('wallets/:wallet_uuid/addresses')
   @HttpCode(200)
   @ApiOperation({ summary: 'Add addresses to a rotational wallet\'s pool (an address is never handed out twice).' })
@@ -268,6 +295,7 @@ export class CommerceController {
     return this.act(new ChangeWallet(principal, p.wallet_uuid, { kind: 'add', body }), (id) => new GetWallet(principal, id));
   }
 
+  @Capability('wallets')
   @Post('wallets/:wallet_uuid/retire')
   @HttpCode(200)
   @ApiOperation({ summary: 'Retire a wallet: it takes no more payments.' })
@@ -279,6 +307,7 @@ export class CommerceController {
 
   // Settlement intents --------------------------------------------------------------------------------------------
 
+  @Capability('settlement')
   @Post('settlement-intents')
   @ApiOperation({ summary: 'Request a payout of settled funds; the amount is reserved (422 when the settled balance does not cover it).' })
   @ApiErrors(404)
@@ -288,6 +317,7 @@ export class CommerceController {
     return this.act(new RequestSettlement(principal, body), (id) => new GetSettlementIntent(principal, id));
   }
 
+  @Capability('settlement')
   @Get('settlement-intents')
   @ApiOperation({ summary: 'The settlement intents of your active workspace (filters: merchant_uuid, network_id, status).' })
   @ApiOkResponse({ type: CommerceSettlementIntentPageResponse })
@@ -295,6 +325,7 @@ export class CommerceController {
     return this.queryBus.execute(new ListSettlementIntents(principal, query));
   }
 
+  @Capability('settlement')
   @Get('settlement-intents/:settlement_intent_uuid')
   @ApiOperation({ summary: 'A settlement intent, with its latest request_commitment.' })
   @ApiOkResponse({ type: CommerceSettlementIntentResponse })
@@ -302,6 +333,7 @@ export class CommerceController {
     return this.queryBus.execute(new GetSettlementIntent(principal, p.settlement_intent_uuid));
   }
 
+  @Capability('settlement')
   @Post('settlement-intents/:settlement_intent_uuid/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a REQUESTED or APPROVED settlement intent, naming its network and latest request_commitment.' })
@@ -311,6 +343,7 @@ export class CommerceController {
     return this.act(new CancelSettlement(principal, p.settlement_intent_uuid, body), (id) => new GetSettlementIntent(principal, id));
   }
 
+  @Capability('settlement', { exposure: 'restricted' })
   @Post('admin/settlement-intents/:settlement_intent_uuid/treasury')
   @HttpCode(200)
   @ApiOperation({ summary: 'The treasury and the simulated rail move a settlement intent (platform admins): approve, submit, confirm, fail.' })

@@ -4,6 +4,7 @@
  * rail report, the compliance queue, and the recipient key directory. The seeds' shapes allow no extra field, so the
  * version they act on is `If-Match` and the compliance step-up token is `X-Step-Up-Token`.
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -36,6 +37,7 @@ export class TransfersController {
     return this.answers.act(command, read);
   }
 
+  @Capability('transfers')
   @Post()
   @ApiOperation({ summary: 'Request a transfer of settled funds from an operational wallet; the amount is reserved and screening starts.' })
   @ApiErrors(404)
@@ -45,6 +47,7 @@ export class TransfersController {
     return this.act(new RequestTransfer(principal, body), (id) => new GetTransfer(principal, id));
   }
 
+  @Capability('transfers')
   @Get()
   @ApiOperation({ summary: 'The transfers of your active workspace (filters: merchant_uuid, status).' })
   @ApiOkResponse({ type: TransferPageResponse })
@@ -52,6 +55,7 @@ export class TransfersController {
     return this.queryBus.execute(new ListTransfers(principal, query));
   }
 
+  @Capability('compliance', { exposure: 'restricted' })
   @Get('compliance-queue')
   @ApiOperation({ summary: 'A tenant\'s transfers in one state, HELD by default (its compliance officers).' })
   @ApiErrors(404)
@@ -60,6 +64,7 @@ export class TransfersController {
     return this.queryBus.execute(new ListComplianceQueue(principal, query));
   }
 
+  @Capability('transfers')
   @Get(':transfer_uuid')
   @ApiOperation({ summary: 'A transfer: its workspace\'s members, its tenant\'s compliance officers and platform admins read it.' })
   @ApiOkResponse({ type: TransferResponse })
@@ -67,6 +72,7 @@ export class TransfersController {
     return this.queryBus.execute(new GetTransfer(principal, p.transfer_uuid));
   }
 
+  @Capability('travel-rule')
   @Post(':transfer_uuid/envelope')
   @HttpCode(200)
   @ApiOperation({ summary: 'Authorize the travel-rule envelope (commitments only; the platform never sees the payload).' })
@@ -77,6 +83,7 @@ export class TransfersController {
     return this.act(new AuthorizeTransferEnvelope(principal, p.transfer_uuid, ifMatch, body), (id) => new GetTransfer(principal, id));
   }
 
+  @Capability('compliance')
   @Post(':transfer_uuid/governance')
   @HttpCode(200)
   @ApiOperation({ summary: 'Bind the transfer to a governance proposal and an MPC signing request (each id binds one transfer: 409 otherwise).' })
@@ -87,6 +94,7 @@ export class TransfersController {
     return this.act(new BindTransferGovernance(principal, p.transfer_uuid, ifMatch, body), (id) => new GetTransfer(principal, id));
   }
 
+  @Capability('compliance', { exposure: 'restricted', stepUp: 'TRANSFER_COMPLIANCE_CANCELLATION' })
   @Post(':transfer_uuid/compliance-cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a transfer before submission for compliance (the tenant\'s compliance officers; step-up TRANSFER_COMPLIANCE_CANCELLATION).' })
@@ -104,6 +112,7 @@ export class TransfersController {
     return this.act(new CancelTransferForCompliance(principal, p.transfer_uuid, ifMatch, stepUp, body), (id) => new GetTransfer(principal, id));
   }
 
+  @Capability('compliance', { exposure: 'restricted' })
   @Post('admin/:transfer_uuid/screening')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated screening reports (platform admins): CLEAR moves on, FLAGGED holds it for compliance.' })
@@ -114,6 +123,7 @@ export class TransfersController {
     return this.act(new ReportTransfer(principal, p.transfer_uuid, report), (id) => new GetTransfer(principal, id));
   }
 
+  @Capability('compliance', { exposure: 'restricted' })
   @Post('admin/:transfer_uuid/governance')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated governance reports a decision on the proposal or the MPC request (platform admins).' })
@@ -124,6 +134,7 @@ export class TransfersController {
     return this.act(new ReportTransfer(principal, p.transfer_uuid, report), (id) => new GetTransfer(principal, id));
   }
 
+  @Capability('transfers', { exposure: 'restricted' })
   @Post('admin/:transfer_uuid/rail')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated rail reports a transfer\'s move (platform admins): submit, confirm, fail.' })
@@ -154,6 +165,7 @@ export class RecipientKeysController {
     return this.answers.act(command, read);
   }
 
+  @Capability('travel-rule')
   @Get()
   @ApiOperation({ summary: 'The directory of receiving institutions\' public keys (filter: status).' })
   @ApiOkResponse({ type: RecipientKeyPageResponse })
@@ -161,6 +173,7 @@ export class RecipientKeysController {
     return this.queryBus.execute(new ListRecipientKeys(query));
   }
 
+  @Capability('travel-rule')
   @Post()
   @ApiOperation({ summary: 'Register a receiving institution\'s X25519 public key (platform admins).' })
   @ApiCreatedResponse({ type: RecipientKeyResponse })
@@ -169,6 +182,7 @@ export class RecipientKeysController {
     return this.act(new RegisterRecipientKey(principal, body), (id) => new GetRecipientKey(id));
   }
 
+  @Capability('travel-rule')
   @Get(':recipient_key_id')
   @ApiOperation({ summary: 'A recipient key.' })
   @ApiOkResponse({ type: RecipientKeyResponse })
@@ -176,6 +190,7 @@ export class RecipientKeysController {
     return this.queryBus.execute(new GetRecipientKey(p.recipient_key_id));
   }
 
+  @Capability('travel-rule')
   @Post(':recipient_key_id/rotate')
   @ApiOperation({ summary: 'Rotate a key: its successor is registered and it is RETIRED, pointing at it (platform admins).' })
   @ApiCreatedResponse({ type: RecipientKeyResponse })
@@ -184,6 +199,7 @@ export class RecipientKeysController {
     return this.act(new RegisterRecipientKey(principal, { public_key: body.public_key }, { recipient_key_id: p.recipient_key_id, expected_version: body.expected_version }), (id) => new GetRecipientKey(id));
   }
 
+  @Capability('travel-rule')
   @Post(':recipient_key_id/retire')
   @HttpCode(200)
   @ApiOperation({ summary: 'Retire a key: envelopes can no longer name it (platform admins).' })

@@ -1,4 +1,5 @@
 /** Identity over HTTP: PLATFORM.md sections 5 and 6 (registration, activation, sessions, TOTP, step-up, contact, closure, tenancy). */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -57,7 +58,7 @@ import { accountDecider } from './domain/account';
 import { accountStream } from './domain/identity.constants';
 import { deviceFromUserAgent } from './security/user-agent';
 import { MailThrottle } from './identity.services';
-import { authenticationProfiles } from './identity.profiles';
+import { AGENT_INTEGRATION_PROFILE, declaredAuthenticationProfiles } from '../../platform/capabilities/capability';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { ApiErrors } from '../../platform/http/openapi';
 import {
@@ -102,6 +103,7 @@ export class IdentityController {
 
   // --- registration and activation ---------------------------------------------------------------------------
   @Public()
+  @Capability('registration')
   @Post('identity/registrations')
   @ApiOperation({ summary: 'Register an account; an activation token is delivered to the address.' })
   @ApiErrors(429)
@@ -112,6 +114,7 @@ export class IdentityController {
   }
 
   @Public()
+  @Capability('registration')
   @Post('identity/activations')
   @HttpCode(200)
   @ApiOperation({ summary: 'Activate an account with its activation token.' })
@@ -123,6 +126,7 @@ export class IdentityController {
   // --- sessions -------------------------------------------------------------------------------------------------
   @Public()
   @SecretResponse()
+  @Capability('sessions')
   @Post('auth/sessions')
   @ApiOperation({ summary: 'Sign in with email and password (and a TOTP code when enrolled); answers a bearer token.' })
   @ApiErrors(401, 429)
@@ -131,6 +135,7 @@ export class IdentityController {
     return this.commandBus.execute(new StartSession(body.email, body.password, body.totp_code, device(req), req.ip));
   }
 
+  @Capability('sessions')
   @Delete('auth/sessions/:session_uuid')
   @ApiOperation({ summary: 'Revoke one of your sessions.' })
   @ApiOkResponse({ type: SessionRevocationResponse })
@@ -139,6 +144,7 @@ export class IdentityController {
   }
 
   @Public()
+  @Capability('sessions')
   @Post('auth/verify')
   @HttpCode(200)
   @ApiOperation({ summary: 'Verify a bearer token and read the principal it stands for.' })
@@ -149,6 +155,7 @@ export class IdentityController {
     return { message: 'Credentials are valid.', success: true };
   }
 
+  @Capability('sign-in-history')
   @Get('auth/events')
   @ApiOperation({ summary: 'Your authentication history (sign-ins, step-ups, session changes), newest first.' })
   @ApiOkResponse({ type: AuthenticationEventPageResponse })
@@ -157,6 +164,7 @@ export class IdentityController {
   }
 
   @SecretResponse()
+  @Capability('step-up')
   @Post('auth/step-up')
   @ApiOperation({ summary: 'Prove your presence again for one sensitive action; answers a one-use step-up token.' })
   @ApiCreatedResponse({ type: StepUpTokenResponse })
@@ -165,15 +173,18 @@ export class IdentityController {
   }
 
   @Public()
+  @Capability('integration-profiles')
   @Get('auth/profiles')
-  @ApiOperation({ summary: 'The profiles a token may act as.' })
+  @ApiOperation({ summary: 'Every way to authenticate (AuthenticationProfile) and the conventions an agent integrates with (AgentIntegrationProfile).' })
   @ApiOkResponse({ type: AuthenticationProfilesResponse })
   listProfiles(): object {
-    return authenticationProfiles(this.config.sessionTtlSeconds);
+    // Every way to authenticate any module offers (each declares its own), and the platform's conventions.
+    return { profiles: declaredAuthenticationProfiles(this.config), agent_integration: AGENT_INTEGRATION_PROFILE };
   }
 
   // --- authenticator ----------------------------------------------------------------------------------------------
   @SecretResponse()
+  @Capability('two-factor-authentication')
   @Post('identity/authenticator/enrollments')
   @ApiOperation({ summary: 'Start a TOTP authenticator enrolment; answers the secret and its otpauth URI once.' })
   @ApiCreatedResponse({ type: AuthenticatorEnrollmentResponse })
@@ -182,6 +193,7 @@ export class IdentityController {
   }
 
   @SecretResponse()
+  @Capability('two-factor-authentication')
   @Post('identity/authenticator/enrollments/:enrollment_uuid/confirm')
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm a TOTP enrolment with a current code; answers the recovery codes once.' })
@@ -190,6 +202,7 @@ export class IdentityController {
     return this.commandBus.execute(new ConfirmAuthenticatorEnrollment(principal, params.enrollment_uuid, body.code));
   }
 
+  @Capability('two-factor-authentication')
   @Post('identity/authenticator/disable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Disable the TOTP authenticator (needs a step-up token).' })
@@ -200,6 +213,7 @@ export class IdentityController {
   }
 
   // --- contact ------------------------------------------------------------------------------------------------------
+  @Capability('contact-details')
   @Get('identity/contact')
   @ApiOperation({ summary: 'Your contact details and profile id.' })
   @ApiOkResponse({ type: ContactProfileResponse })
@@ -208,6 +222,7 @@ export class IdentityController {
     return { profile_uuid: a.profile_uuid, email: a.email, email_verified: a.email_verified === 1, phone: a.phone, phone_verified: a.phone_verified === 1 };
   }
 
+  @Capability('contact-details')
   @Post('identity/contact-changes')
   @ApiOperation({ summary: 'Request a change of email address; a confirmation token goes to the new address.' })
   @ApiErrors(429)
@@ -218,6 +233,7 @@ export class IdentityController {
   }
 
   @Public()
+  @Capability('contact-details')
   @Post('identity/contact-changes/confirm')
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm a contact change with its token.' })
@@ -227,6 +243,7 @@ export class IdentityController {
   }
 
   // --- closure -------------------------------------------------------------------------------------------------------
+  @Capability('account-closure')
   @Post('identity/closure')
   @HttpCode(202)
   @ApiOperation({ summary: 'Request closure of your account; it completes after the grace period.' })
@@ -236,6 +253,7 @@ export class IdentityController {
     return this.commandBus.execute(new RequestAccountClosure(principal, body.current_password, body.reason_code ?? undefined, body.step_up_token ?? undefined));
   }
 
+  @Capability('account-closure')
   @Get('identity/closure')
   @ApiOperation({ summary: 'The state of your account closure request.' })
   @ApiErrors(404)
@@ -245,6 +263,7 @@ export class IdentityController {
     return closureView(state, version);
   }
 
+  @Capability('account-closure')
   @Post('identity/closure/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a pending account closure.' })
@@ -255,6 +274,7 @@ export class IdentityController {
   }
 
   // --- erasure -------------------------------------------------------------------------------------------------------
+  @Capability('account-closure', { exposure: 'restricted', stepUp: 'ACCOUNT_ERASURE' })
   @Post('identity/admin/accounts/:profile_uuid/erasure')
   @HttpCode(200)
   @ApiOperation({
@@ -269,6 +289,7 @@ export class IdentityController {
   }
 
   // --- tenants and workspaces -------------------------------------------------------------------------------------
+  @Capability('tenants', { exposure: 'restricted' })
   @Post('tenants')
   @ApiOperation({ summary: 'Create a tenant; you become its owner.' })
   @ApiCreatedResponse({ type: TenantResponse })
@@ -276,6 +297,7 @@ export class IdentityController {
     return this.commandBus.execute(new CreateTenant(principal, body.name));
   }
 
+  @Capability('tenants', { exposure: 'restricted' })
   @Post('tenants/:tenant_uuid/authorities')
   @ApiOperation({ summary: 'Give a member of the tenant an authority (TENANT_ADMIN, TENANT_MODERATOR).' })
   @ApiCreatedResponse({ type: TenantAuthorityAssignmentResponse })
@@ -283,6 +305,7 @@ export class IdentityController {
     return this.commandBus.execute(new AssignTenantAuthority(principal, params.tenant_uuid, body.profile_uuid, body.role_code, body.reason));
   }
 
+  @Capability('tenants')
   @Get('tenants/:tenant_uuid/authorities')
   @ApiOperation({ summary: 'The authorities granted in a tenant.' })
   @ApiOkResponse({ type: TenantAuthorityListResponse })
@@ -290,6 +313,7 @@ export class IdentityController {
     return this.queryBus.execute(new ListTenantAuthorities(principal, params.tenant_uuid));
   }
 
+  @Capability('workspaces')
   @Post('workspaces')
   @ApiOperation({ summary: 'Create a workspace in your tenant; you become its owner.' })
   @ApiCreatedResponse({ type: WorkspaceResponse })
@@ -297,6 +321,7 @@ export class IdentityController {
     return this.commandBus.execute(new CreateWorkspace(principal, body.name));
   }
 
+  @Capability('workspaces')
   @Get('workspaces')
   @ApiOperation({ summary: 'The workspaces you belong to.' })
   @ApiOkResponse({ type: WorkspaceListResponse })
@@ -304,6 +329,7 @@ export class IdentityController {
     return this.queryBus.execute(new ListWorkspaces(principal));
   }
 
+  @Capability('workspaces')
   @Post('workspaces/active')
   @HttpCode(200)
   @ApiOperation({ summary: 'Choose the workspace your session acts in.' })
@@ -313,6 +339,7 @@ export class IdentityController {
     return this.commandBus.execute(new SelectActiveWorkspace(principal, body.workspace_id));
   }
 
+  @Capability('workspaces')
   @Get('workspaces/active')
   @ApiOperation({ summary: 'The workspace your session acts in.' })
   @ApiOkResponse({ type: ActiveWorkspaceResponse })
@@ -321,6 +348,7 @@ export class IdentityController {
   }
 
   /** The workspace's members, longest-standing first, and its `version` for the next change. */
+  @Capability('workspaces')
   @Get('workspaces/:workspace_id/members')
   @ApiOperation({ summary: 'A workspace\'s members and their roles.' })
   @ApiOkResponse({ type: WorkspaceMemberListResponse })
@@ -328,6 +356,7 @@ export class IdentityController {
     return this.queryBus.execute(new ListWorkspaceMembers(principal, params.workspace_id, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor));
   }
 
+  @Capability('workspaces')
   @Post('workspaces/:workspace_id/members')
   @ApiOperation({ summary: 'Add a profile of the tenant to a workspace with a role.' })
   @ApiCreatedResponse({ type: WorkspaceMembershipResponse })
@@ -335,6 +364,7 @@ export class IdentityController {
     return this.commandBus.execute(new AddWorkspaceMember(principal, params.workspace_id, body.profile_uuid, body.role, body.expected_version));
   }
 
+  @Capability('workspaces')
   @Patch('workspaces/:workspace_id/members/:profile_uuid')
   @ApiOperation({ summary: 'Change a member\'s role (expected_version guards concurrent changes).' })
   @ApiOkResponse({ type: WorkspaceMembershipResponse })
@@ -342,6 +372,7 @@ export class IdentityController {
     return this.commandBus.execute(new ChangeWorkspaceMemberRole(principal, params.workspace_id, params.profile_uuid, body.role, body.expected_version));
   }
 
+  @Capability('workspaces')
   @Delete('workspaces/:workspace_id/members/:profile_uuid')
   @ApiOperation({ summary: 'Remove a member from a workspace.' })
   @ApiOkResponse({ type: WorkspaceMembershipResponse })
@@ -349,6 +380,7 @@ export class IdentityController {
     return this.commandBus.execute(new RemoveWorkspaceMember(principal, params.workspace_id, params.profile_uuid, Number(query.expected_version)));
   }
 
+  @Capability('workspaces')
   @Post('workspaces/:workspace_id/leave')
   @HttpCode(200)
   @ApiOperation({ summary: 'Leave a workspace (its last owner cannot).' })

@@ -46,6 +46,8 @@ import { IsTenantMemberHandler } from './queries/tenant-membership';
 import { AddWorkspaceMemberHandler, ChangeWorkspaceMemberRoleHandler, LeaveWorkspaceHandler, RemoveWorkspaceMemberHandler } from './commands/workspace-members.commands';
 // The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
 import './domain/privacy';
+// The module's application in the capability registry (docs/capabilities.md), declared when the module loads.
+import './capabilities';
 
 // Global: every module's guards reach the PrincipalResolver and StepUpVerifier it exports.
 @Global()

@@ -2,6 +2,7 @@
  * News administration (`/api/v1/admin/news`, PLATFORM.md section 6): the caller's tenant's articles. A command's
  * answer is the article read back once the read model holds it (read-your-writes), or 202 with its id.
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -25,6 +26,7 @@ export class NewsController {
     return this.answers.act(new ChangeNewsArticle(principal, article_uuid, change), (id) => new GetNewsArticle(principal, id));
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Get()
   @ApiOperation({ summary: 'Your tenant\'s articles, newest first (moderators and admins): AdminNewsListQuery → AdminNewsArticlePage.' })
   @ApiOkResponse({ type: AdminNewsArticlePage })
@@ -32,6 +34,7 @@ export class NewsController {
     return this.queryBus.execute(new ListNewsArticles(principal, query));
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Post()
   @ApiOperation({ summary: 'Draft an article (tenant moderators and admins).' })
   @ApiCreatedResponse({ type: NewsArticle })
@@ -40,6 +43,7 @@ export class NewsController {
     return this.answers.act(new DraftNewsArticle(principal, body), (id) => new GetNewsArticle(principal, id));
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Get(':article_uuid')
   @ApiOperation({ summary: 'One article of your tenant, with its text and what readers see.' })
   @ApiOkResponse({ type: NewsArticle })
@@ -47,6 +51,7 @@ export class NewsController {
     return this.queryBus.execute(new GetNewsArticle(principal, p.article_uuid));
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Post(':article_uuid/revise')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revise an article (moderators and admins); a PUBLISHED one keeps the change as unpublished until published again.' })
@@ -56,6 +61,7 @@ export class NewsController {
     return this.change(principal, p.article_uuid, { kind: 'revise', body });
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Post(':article_uuid/schedule')
   @HttpCode(200)
   @ApiOperation({ summary: 'Schedule a DRAFT for publishing at publish_at (admins).' })
@@ -65,6 +71,7 @@ export class NewsController {
     return this.change(principal, p.article_uuid, { kind: 'schedule', expected_version: body.expected_version, publish_at: body.publish_at });
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Post(':article_uuid/unschedule')
   @HttpCode(200)
   @ApiOperation({ summary: 'Back to DRAFT from SCHEDULED (admins).' })
@@ -74,6 +81,7 @@ export class NewsController {
     return this.change(principal, p.article_uuid, { kind: 'unschedule', expected_version: body.expected_version });
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Post(':article_uuid/publish')
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish now (admins): a DRAFT, a SCHEDULED article, or a PUBLISHED one\'s unpublished changes.' })
@@ -83,6 +91,7 @@ export class NewsController {
     return this.change(principal, p.article_uuid, { kind: 'publish', expected_version: body.expected_version });
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Post(':article_uuid/unpublish')
   @HttpCode(200)
   @ApiOperation({ summary: 'Back to DRAFT from PUBLISHED (admins).' })
@@ -92,6 +101,7 @@ export class NewsController {
     return this.change(principal, p.article_uuid, { kind: 'unpublish', expected_version: body.expected_version });
   }
 
+  @Capability('articles', { exposure: 'restricted' })
   @Post(':article_uuid/archive')
   @HttpCode(200)
   @ApiOperation({ summary: 'Archive a DRAFT or PUBLISHED article (admins); archived is final.' })

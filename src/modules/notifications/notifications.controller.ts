@@ -1,4 +1,5 @@
 /** Notification routes (`/api/v1/notifications…`, PLATFORM.md section 6): the caller's own inbox only. */
+import { Capability } from '../../platform/capabilities/capability';
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -31,6 +32,7 @@ export class NotificationsController {
     return this.runner.readBack(() => this.queryBus.execute(query), pending, this.config.readYourWritesTimeoutMs);
   }
 
+  @Capability('inbox')
   @Get()
   @ApiOperation({ summary: 'AccountNotificationPage: the caller\'s notifications, newest first; `status` filters (default: UNREAD and READ).' })
   @ApiOkResponse({ type: AccountNotificationPageResponse })
@@ -38,6 +40,7 @@ export class NotificationsController {
     return this.queryBus.execute(new ListNotifications(principal, q.status, pageLimit(q.limit, NOTIFICATION_PAGE), q.cursor));
   }
 
+  @Capability('inbox')
   @Post('read-all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Marks every notification that has arrived READ (archived ones stay ARCHIVED); answers the unread count after.' })
@@ -48,6 +51,7 @@ export class NotificationsController {
     return this.readBack(new CountUnread(principal), () => ({ unreadCount: 0 }));
   }
 
+  @Capability('inbox')
   @Get(':notification_uuid')
   @ApiOperation({ summary: 'One AccountNotification of the caller (another account\'s is 404).' })
   @ApiOkResponse({ type: AccountNotificationResponse })
@@ -55,6 +59,7 @@ export class NotificationsController {
     return this.queryBus.execute(new GetNotification(principal, p.notification_uuid));
   }
 
+  @Capability('inbox')
   @Post(':notification_uuid/read')
   @HttpCode(200)
   @ApiOperation({ summary: 'UNREAD → READ (already READ or ARCHIVED: unchanged); answers the AccountNotification.' })
@@ -67,6 +72,7 @@ export class NotificationsController {
     });
   }
 
+  @Capability('inbox')
   @Post(':notification_uuid/archive')
   @HttpCode(200)
   @ApiOperation({ summary: 'Files the notification away (ARCHIVED): out of the default list and the unread count.' })

@@ -1,4 +1,5 @@
 /** The canonical trading routes (`/api/v1/trading/…`): records themselves, no trading envelope. */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiTags, ApiOperation, ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
@@ -19,6 +20,7 @@ export class CanonicalTradingController {
     private readonly queryBus: QueryBus,
   ) {}
 
+  @Capability('orders')
   @Post('orders')
   @ApiOperation({ summary: 'Place an order (canonical order model).' })
   @ApiErrors(402, 404)
@@ -29,6 +31,7 @@ export class CanonicalTradingController {
   }
 
   /** One of the caller's orders: the record as placed, its status, fills and version (404 for anyone else's). */
+  @Capability('orders')
   @Get('orders/:order_uuid')
   @ApiOperation({ summary: 'One of your orders as placed, with status, fills and version.' })
   @ApiOkResponse({ type: CanonicalOrderStateResponse })
@@ -36,6 +39,7 @@ export class CanonicalTradingController {
     return this.queryBus.execute(new GetCanonicalOrder(principal, params.order_uuid));
   }
 
+  @Capability('cancellation')
   @Post('orders/cancel-all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel all your open orders (canonical order model).' })
@@ -46,6 +50,7 @@ export class CanonicalTradingController {
     return cancelAllReceipt(outcomes);
   }
 
+  @Capability('cancellation')
   @Post('orders/:order_uuid/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel one of your orders (canonical order model).' })
@@ -58,6 +63,7 @@ export class CanonicalTradingController {
   }
 
   /** A reduce-only market order for the position (or `quantity` of it). */
+  @Capability('positions')
   @Post('positions/close')
   @ApiOperation({ summary: 'Close a position with a market order on the opposite side.' })
   @ApiErrors(404)

@@ -3,6 +3,7 @@
  * admins), the feeds with their values as of now (any signed-in caller), and the providers' push route (authenticated
  * by the provider's own key, not a session).
  */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -23,6 +24,7 @@ export class PriceFeedsController {
     private readonly queryBus: QueryBus,
   ) {}
 
+  @Capability('price-feeds', { exposure: 'restricted' })
   @Post()
   @ApiOperation({ summary: 'Create a composite price feed (platform admins): 1-16 sources, a mode, its bounds.' })
   @ApiErrors(404)
@@ -31,6 +33,7 @@ export class PriceFeedsController {
     return this.commandBus.execute(new CreatePriceFeed(principal, body));
   }
 
+  @Capability('price-feeds')
   @Get()
   @ApiOperation({ summary: 'The price feeds, each with its value as of now (LIVE or STALE), the sources used and excluded.' })
   @ApiOkResponse({ type: PriceFeedPage })
@@ -38,6 +41,7 @@ export class PriceFeedsController {
     return this.queryBus.execute(new ListPriceFeeds(query));
   }
 
+  @Capability('price-feeds')
   @Get(':feed_id')
   @ApiOperation({ summary: 'One price feed with its value as of now.' })
   @ApiOkResponse({ type: PriceFeedView })
@@ -45,6 +49,7 @@ export class PriceFeedsController {
     return this.queryBus.execute(new GetPriceFeed(p.feed_id));
   }
 
+  @Capability('price-feeds', { exposure: 'restricted' })
   @Post('providers')
   @SecretResponse()
   @ApiOperation({ summary: 'Register a price provider (platform admins): its push key is shown once.' })
@@ -53,6 +58,7 @@ export class PriceFeedsController {
     return this.commandBus.execute(new RegisterPriceProvider(principal, body.name));
   }
 
+  @Capability('price-feeds', { authentication: 'provider-key: X-Provider-Key (the push key shown once when the provider was registered)' })
   @Post('providers/:provider_uuid/quotes')
   @Public()
   @HttpCode(200)

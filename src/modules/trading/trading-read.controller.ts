@@ -1,4 +1,5 @@
 /** Trading reads over HTTP: MTF detail, depth and candles (seeds' doubled prefix, MTF envelope) and positions. */
+import { Capability } from '../../platform/capabilities/capability';
 import { Controller, Get, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiTags, ApiOperation, ApiOkResponse } from '@nestjs/swagger';
@@ -14,6 +15,7 @@ export class MtfReadController {
   constructor(private readonly queryBus: QueryBus) {}
 
   /** One of the caller's orders: the Order record plus fills, book state and its trades. */
+  @Capability('orders')
   @Get('order_meta')
   @ApiOperation({ summary: 'One of your orders with its fills.' })
   @ApiErrors(404)
@@ -23,6 +25,7 @@ export class MtfReadController {
   }
 
   /** A trade the caller was a party to, from the caller's side. */
+  @Capability('trades')
   @Get('trade_meta')
   @ApiOperation({ summary: 'A trade you were a party to, from your side.' })
   @ApiErrors(404)
@@ -32,6 +35,7 @@ export class MtfReadController {
   }
 
   /** Aggregated depth, best price first on each side. */
+  @Capability('market-data')
   @Get('orderbook')
   @ApiOperation({ summary: 'Aggregated depth of a market, best price first on each side.' })
   @ApiErrors(404)
@@ -41,6 +45,7 @@ export class MtfReadController {
   }
 
   /** One-minute OHLCV candles of the last `minutes` minutes, oldest first, minutes with trades only. */
+  @Capability('market-data')
   @Get('market_history')
   @ApiOperation({ summary: 'Candles of a market over a time range.' })
   @ApiErrors(404)
@@ -56,6 +61,7 @@ export class TradingPositionsController {
   constructor(private readonly queryBus: QueryBus) {}
 
   /** The caller's net positions per market (flat ones too: they carry realized PnL). */
+  @Capability('positions')
   @Get('positions')
   @ApiOperation({ summary: 'Your positions per market.' })
   @ApiOkResponse({ type: PositionListResponse })

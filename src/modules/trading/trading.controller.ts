@@ -1,4 +1,5 @@
 /** Order-book trading (MTF) over HTTP, with the seeds' doubled prefix `/api/v1/api/v1/mtf/…` kept exactly. */
+import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { CancelOrders, type CancelOutcome } from './cancels';
@@ -31,6 +32,7 @@ export class MtfController {
   ) {}
 
   /** One entry per requested id (variant A, B or a failure); the envelope's success is false if any failed. */
+  @Capability('cancellation')
   @Post('cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel orders by id (seed MTF route).' })
@@ -41,6 +43,7 @@ export class MtfController {
   }
 
   /** Every NEW and OPEN order of the caller, one entry each. */
+  @Capability('cancellation')
   @Post('cancel_all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel all your open orders, optionally in one market (seed MTF route).' })
@@ -50,6 +53,7 @@ export class MtfController {
     return cancelEnvelope(outcomes, this.config.mtfEnvironmentTag);
   }
 
+  @Capability('markets')
   @Get('markets')
   @ApiOperation({ summary: 'The markets, keyed by market id, with their trading rules.' })
   @ApiOkResponse({ type: MarketListResponse })
@@ -57,6 +61,7 @@ export class MtfController {
     return { response: await this.queryBus.execute(new ListMarkets()), success: true };
   }
 
+  @Capability('markets', { exposure: 'restricted' })
   @Post('markets')
   @ApiOperation({ summary: 'Create a market (platform admin).' })
   @ApiCreatedResponse({ type: MarketListResponse, description: 'The market, under its symbol.' })
@@ -65,6 +70,7 @@ export class MtfController {
     return { response: { [market.market_symbol]: marketWire(market) }, success: true };
   }
 
+  @Capability('orders')
   @Post('orders')
   @ApiOperation({ summary: 'Place an order (seed MTF route); the matching engine decides it.' })
   @ApiErrors(402, 404)
@@ -75,6 +81,7 @@ export class MtfController {
   }
 
   /** The caller's orders, newest first; the next cursor travels in X-Next-Cursor so the body keeps the seeds' shape. */
+  @Capability('orders')
   @Get('orders')
   @ApiOperation({ summary: 'Your orders, newest first (next page cursor in X-Next-Cursor).' })
   @ApiOkResponse({ type: OrderListResponse, headers: { 'X-Next-Cursor': { description: 'The next page, when there is one.', schema: { type: 'string' } } } })
@@ -87,6 +94,7 @@ export class MtfController {
     return `{"response":[${page.orders.join(',')}],"success":true}`;
   }
 
+  @Capability('markets', { exposure: 'restricted' })
   @Post('markets/:market_uuid/flags')
   @HttpCode(200)
   @ApiOperation({ summary: 'Halt or resume a market, or change its flags (platform admin).' })
@@ -99,6 +107,7 @@ export class MtfController {
     return { response: { [market.market_symbol]: marketWire(market) }, success: true };
   }
 
+  @Capability('markets', { exposure: 'restricted' })
   @Post('markets/:market_uuid/price-feed')
   @HttpCode(200)
   @ApiOperation({ summary: "Bind a market to a composite price feed: its index and mark price, and what its stops trigger on (platform admin)." })

@@ -7,7 +7,7 @@
  *   reads `placeOrder`, `cancelOrders`, `listNotifications`;
  * - one tag per module, described.
  */
-import type { INestApplication } from '@nestjs/common';
+import { Injectable, type INestApplication } from '@nestjs/common';
 import { ApiExtension, ApiProperty, ApiPropertyOptional, ApiResponse, ApiSchema, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { STATUS_OF } from '../errors';
 import { PUBLIC_EXTENSION, SECRET_RESPONSE_EXTENSION } from './public.decorator';
@@ -28,6 +28,7 @@ export const OPENAPI_TAGS: Record<string, string> = {
   notifications: "The caller's notification inbox.",
   audit: 'Raw stream events with their commitments, signed checkpoints and auditor grants.',
   health: 'Liveness and readiness.',
+  capabilities: 'The capability registry: every operation of this platform, its contract and business context, generated from the served routes.',
 };
 
 /** Marker: error statuses a route gives beyond the platform's conventions (see applyConventions). */
@@ -49,6 +50,17 @@ const READ_BACK_PENDING = 'Done, but a read model the command affects had not ca
  */
 export const ApiPendingReadBack = (type: new () => object): MethodDecorator =>
   ApiResponse({ status: 202, type, description: `${READ_BACK_PENDING}: what the command knows; send X-Position as X-Min-Position to read the record back.` });
+
+/**
+ * The document this app serves at /api/v1/openapi.json (set once it is built): what the capability registry is
+ * generated from; and the routes the HTTP server really registered (its route table, what the registry is tested
+ * against).
+ */
+@Injectable()
+export class ServedOpenApiDocument {
+  document: OpenAPIObject | null = null;
+  readonly routes: Array<{ method: string; url: string }> = [];
+}
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()

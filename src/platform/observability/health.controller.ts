@@ -1,3 +1,4 @@
+import { Capability } from '../capabilities/capability';
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { LivenessReport, ReadinessCheckReport, ReadinessReport } from './health.dto';
@@ -8,6 +9,8 @@ import { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { Public } from '../http/public.decorator';
 import { Logger } from 'nestjs-pino';
 import { MetricsService } from './metrics.service';
+// The health application in the capability registry (docs/capabilities.md).
+import './capabilities';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
 import { ReadinessRegistry } from './readiness';
 
@@ -26,6 +29,7 @@ export class HealthController {
     private readonly readiness: ReadinessRegistry,
   ) {}
 
+  @Capability('health', { exposure: 'internal' })
   @Get('health/live')
   @ApiOperation({ summary: 'Liveness: the process serves HTTP.' })
   @ApiOkResponse({ type: LivenessReport, description: 'The process serves HTTP.' })
@@ -34,6 +38,7 @@ export class HealthController {
   }
 
   /** Ready when the event store and read-model database answer, every projector runs or stands by, and each module's checks hold. */
+  @Capability('health', { exposure: 'internal' })
   @Get('health/ready')
   @ApiOperation({ summary: 'Readiness: stores answer, projectors and engines run, Kafka topics exist.' })
   @ApiOkResponse({ type: ReadinessReport, description: 'Ready: every check is up.' })
@@ -67,7 +72,7 @@ export class HealthController {
     return { status: ok ? 'ok' : 'unavailable', checks, projections };
   }
 
-  /** Prometheus text for the scraper: not part of the JSON API. */
+  /** Prometheus text for the scraper: not part of the JSON API (nor of the OpenAPI document and the capability registry). */
   @Get('metrics')
   @ApiExcludeEndpoint()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')

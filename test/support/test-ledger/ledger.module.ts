@@ -2,9 +2,10 @@
  * HTTP, commands and queries of the test-only ledger: the platform's conventions exercised end to end exactly as
  * a business module will use them (CommandBus → CommandExecutor → EventStore; QueryBus → read model).
  */
+import { Capability } from '../../../src/platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Inject, Module, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, CommandHandler, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
 import { CommandExecutor } from '../../../src/platform/command/command-executor';
 import { nextId } from '../../../src/platform/context/request-context';
@@ -16,6 +17,12 @@ import { Public } from '../../../src/platform/http/public.decorator';
 import { CurrentPrincipal, STEP_UP_VERIFIER, type Principal, type StepUpVerifier } from '../../../src/platform/auth/principal';
 import { ledgerDecider, ledgerStream } from './ledger.domain';
 import { TestLedgerBalance } from './ledger.read-model';
+import { declareApplication } from '../../../src/platform/capabilities/capability';
+
+declareApplication({
+  name: 'test-ledger', group: 'Tests', order: 99, owners: ['tests'], description: 'A test-only module exercising the platform.', purpose: 'Tests.', audiences: ['tests'], businessCases: [], workflow: [],
+  prerequisites: [], agentGuidance: [], relatedApplications: [], capabilities: { ledgers: { whenToUse: 'Only in tests.' } },
+});
 
 export class OpenLedgerRequest {
   @ApiProperty() @IsString() @Length(1, 200)
@@ -143,6 +150,7 @@ export class ListLedgersHandler implements IQueryHandler<ListLedgers, { items: L
 }
 
 @Public()
+@ApiTags('test-ledger')
 @Controller('api/v1/test-ledgers')
 export class TestLedgerController {
   constructor(
@@ -150,22 +158,26 @@ export class TestLedgerController {
     private readonly queryBus: QueryBus,
   ) {}
 
+  @Capability('ledgers')
   @Post()
   open(@Body() body: OpenLedgerRequest): Promise<LedgerView> {
     return this.commandBus.execute(new OpenLedger(body.owner));
   }
 
+  @Capability('ledgers')
   @Post(':ledger_id/credits')
   @HttpCode(200)
   credit(@Param() params: LedgerIdParam, @Body() body: CreditLedgerRequest): Promise<LedgerView> {
     return this.commandBus.execute(new CreditLedger(params.ledger_id, body.amount, body.expected_version));
   }
 
+  @Capability('ledgers')
   @Get(':ledger_id')
   get(@Param() params: LedgerIdParam): Promise<LedgerView> {
     return this.queryBus.execute(new GetLedger(params.ledger_id));
   }
 
+  @Capability('ledgers')
   @Get()
   list(@Query() query: PageQuery): Promise<{ items: LedgerView[]; next_cursor?: string }> {
     return this.queryBus.execute(new ListLedgers(pageLimit(query.limit, { default: 20, max: 100 }), query.cursor));
@@ -173,10 +185,12 @@ export class TestLedgerController {
 }
 
 /** A sensitive test-only operation: proves the step-up mechanism as other modules will use it. */
+@ApiTags('test-ledger')
 @Controller('api/v1/test-sensitive')
 export class TestSensitiveController {
   constructor(private readonly commandBus: CommandBus) {}
 
+  @Capability('ledgers')
   @Post('ledgers/:ledger_id/debits')
   @HttpCode(200)
   debit(@Param() params: LedgerIdParam, @Body() body: SensitiveDebitRequest, @CurrentPrincipal() principal: Principal): Promise<LedgerView> {
@@ -186,8 +200,10 @@ export class TestSensitiveController {
 
 /** A route that fails the way a bug would, to prove a 500 leaks nothing. */
 @Public()
+@ApiTags('test-ledger')
 @Controller('api/v1/test-failures')
 export class TestFailureController {
+  @Capability('ledgers')
   @Post('internal')
   internal(): never {
     throw new Error('SQLITE_ERROR: near "SELECT password_hash FROM accounts": syntax error');
