@@ -124,6 +124,24 @@ describe('MarketEngine: stops on the mark and index price', () => {
     expect(triggered(h.tick('94', 20_000))).toEqual(['on-mark']);
   });
 
+  it('given a mark held up by the best bid, when that bid is cancelled, then the mark falls and the MARK_PRICE stop triggers on the cancel', () => {
+    const h = new Harness();
+    h.bind('MARK_PRICE', 60_000);
+    h.place(order('b89', 'mm', 'BUY', '1', '89'));
+    h.place(order('a91', 'mm', 'SELL', '1', '91'));
+    h.tick('100', 0); // basis sample 90 − 100 = −10
+    h.tick('100', 10_000); // B = −10 (held 10 s): the mark lies between 90 and 100
+    h.place(order('b97', 'mm', 'BUY', '1', '97.5'));
+    h.place(order('a98', 'mm2', 'SELL', '1', '98.5'));
+    h.run({ kind: 'CANCEL', order_uuid: 'a91', profile_uuid: 'mm', reason: 'USER_REQUEST' });
+    expect(h.engine.markPrice()).toBe(98n * 10n ** 18n); // median(100, 90, median(97.5, 98.5) = 98)
+    h.place(stop('sl', 'alice', 'SELL', '95', null));
+    const cancel = h.run({ kind: 'CANCEL', order_uuid: 'b97', profile_uuid: 'mm', reason: 'USER_REQUEST' });
+    // best bid 89, ask 98.5: median(100, 90, 93.75) = 93.75 ≤ 95
+    expect(types(cancel).slice(0, 2)).toEqual(['OrderCancelled', 'StopOrderTriggered']);
+    expect(cancel[1].data).toMatchObject({ order_uuid: 'sl', trigger_source: 'MARK_PRICE', reference_price: '93.750000000000000000' });
+  });
+
   it('given a market without a feed, then a MARK_PRICE stop is cancelled as the engine cannot trigger it', () => {
     const h = new Harness();
     const events = h.place(stop('m', 'alice', 'SELL', '95', 'MARK_PRICE'));

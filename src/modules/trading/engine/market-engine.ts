@@ -156,6 +156,8 @@ export class MarketEngine {
       const remaining = resting.remaining;
       this.book.delete(input.order_uuid);
       out.cancelled(input.order_uuid, input.profile_uuid, reason, remaining);
+      // A resting order gone can move the best bid or ask, so the mark: mark stops may be reached now.
+      if (this.feed) this.releaseStops(out);
       return;
     }
     const stop = this.stops.get(input.order_uuid);
