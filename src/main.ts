@@ -6,7 +6,7 @@ async function main(): Promise<void> {
   const config = loadPlatformConfig();
   const app = await createApp({ config });
   await app.listen({ port: config.port, host: config.host });
-  const store = config.eventStoreConnectionString ? 'EventStoreDB' : `SQLite (${config.dataDir}/events.sqlite)`;
+  const store = config.eventStoreConnectionString ? 'EventStoreDB' : config.eventStoreUrl ? `PostgreSQL (schema ${config.eventStoreSchema})` : `SQLite (${config.dataDir}/events.sqlite)`;
   const readModels = config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.dataDir}/read.sqlite)`;
   process.stdout.write(
     JSON.stringify({ level: 30, time: Date.now(), msg: `listening on http://${config.host}:${config.port} — events: ${store}; read models: ${readModels}; API docs at /docs` }) + '\n',

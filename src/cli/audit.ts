@@ -99,6 +99,10 @@ export async function openAuditSource(config: PlatformConfig): Promise<AuditSour
     const { EventStoreDbEventStore } = await import('../platform/event-store/eventstoredb/eventstoredb.event-store');
     return new PortAuditSource(new EventStoreDbEventStore(config.eventStoreConnectionString), 'EventStoreDB (EVENTSTORE_CONNECTION_STRING)');
   }
+  if (config.eventStoreUrl) {
+    const { PostgresEventStore } = await import('../platform/event-store/postgres/postgres.event-store');
+    return new PortAuditSource(new PostgresEventStore({ connectionString: config.eventStoreUrl, schema: config.eventStoreSchema }), `PostgreSQL (EVENT_STORE_URL, schema ${config.eventStoreSchema})`);
+  }
   const file = join(config.dataDir, 'events.sqlite');
   if (!existsSync(file)) throw new Error(`no event store at ${file} (DATA_DIR=${config.dataDir})`);
   return new SqliteAuditSource(file);

@@ -57,6 +57,10 @@ export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: 
     io.err('EventStoreDB logs are immutable and cannot be migrated in place; nothing was changed (docs/privacy.md).');
     return 2;
   }
+  if (config.eventStoreUrl) {
+    io.err('The migration rewrites the SQLite log only; a PostgreSQL event store starts sealed and needs none. Nothing was changed (docs/privacy.md).');
+    return 2;
+  }
   const file = join(config.dataDir, 'events.sqlite');
   const keys = openSubjectKeys(config);
   try {

@@ -14,6 +14,7 @@ import { PLATFORM_CONFIG, type PlatformConfig } from './config/platform-config';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.port';
 import { EventStoreDbEventStore } from './event-store/eventstoredb/eventstoredb.event-store';
 import { SqliteEventStore } from './event-store/sqlite/sqlite.event-store';
+import { PostgresEventStore } from './event-store/postgres/postgres.event-store';
 import { CommandAnswers } from './http/command-answers';
 import { CommandPipelineGuard } from './http/command-pipeline';
 import { IdempotencyStore } from './http/idempotency.store';
@@ -42,9 +43,9 @@ export interface PlatformModuleOptions {
 
 /** The adapter itself (RAW_EVENT_STORE): events as stored, sealed values sealed. What publishes or verifies reads it. */
 export function openEventStore(config: PlatformConfig): EventStore {
-  return config.eventStoreConnectionString
-    ? new EventStoreDbEventStore(config.eventStoreConnectionString)
-    : new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite') });
+  if (config.eventStoreConnectionString) return new EventStoreDbEventStore(config.eventStoreConnectionString);
+  if (config.eventStoreUrl) return new PostgresEventStore({ connectionString: config.eventStoreUrl, schema: config.eventStoreSchema });
+  return new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite') });
 }
 
 /** The data subjects' keys (docs/privacy.md): DATA_DIR/subject-keys.sqlite, wrapped by PRIVACY_MASTER_KEY. */

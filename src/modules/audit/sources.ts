@@ -15,7 +15,7 @@ import { parseLine, type ExportRecord } from './domain/export-format';
 import type { AuditEvent, Scope } from './domain/log-verifier';
 
 export interface AuditSource {
-  readonly store: 'sqlite' | 'eventstoredb';
+  readonly store: 'sqlite' | 'eventstoredb' | 'postgres';
   /** Positions are 1, 2, 3… without gaps when nothing was removed (SQLite). */
   readonly densePositions: boolean;
   readonly description: string;
@@ -148,12 +148,14 @@ export function recordedToAuditEvent(e: RecordedEvent): AuditEvent {
 /** Any EventStore adapter (the CLI uses it for EventStoreDB): events as the adapter maps them. */
 export class PortAuditSource implements AuditSource {
   readonly densePositions: boolean;
-  readonly store: 'sqlite' | 'eventstoredb';
+  readonly store: 'sqlite' | 'eventstoredb' | 'postgres';
   readonly description: string;
 
   constructor(private readonly eventStore: EventStore, description: string) {
     this.store = eventStore.kind;
-    this.densePositions = eventStore.kind === 'sqlite';
+    // SQLite and PostgreSQL number the log 1, 2, 3… in commit order (the PostgreSQL adapter under its append lock);
+    // EventStoreDB's commit positions are byte offsets.
+    this.densePositions = eventStore.kind === 'sqlite' || eventStore.kind === 'postgres';
     this.description = description;
   }
 

@@ -48,6 +48,14 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^esdb(\+discover)?:\/\//, { message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// or esdb+discover:// connection string (KurrentDB accepts these too)' })
   EVENTSTORE_CONNECTION_STRING?: string;
 
+  /** The event store on PostgreSQL (postgres://…): for several nodes without EventStoreDB. Exclusive with EVENTSTORE_CONNECTION_STRING. */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'EVENT_STORE_URL must be a postgres:// URL' })
+  EVENT_STORE_URL?: string;
+
+  /** The PostgreSQL schema of the event store's `events` table (created on start). */
+  @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'EVENT_STORE_SCHEMA must be a lower-case SQL identifier' })
+  EVENT_STORE_SCHEMA = 'event_store';
+
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;
 
@@ -305,6 +313,9 @@ export interface PlatformConfig {
   host: string;
   dataDir: string;
   eventStoreConnectionString?: string;
+  /** The PostgreSQL event store (EVENT_STORE_URL) and its schema. */
+  eventStoreUrl?: string;
+  eventStoreSchema: string;
   databaseUrl?: string;
   databaseSchema?: string;
   kafkaBrokers?: string[];
@@ -377,12 +388,15 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['NODE_ID', 'EVENTSTORE_CONNECTION_STRING', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'PRIVACY_MASTER_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
+  const extra = ['NODE_ID', 'EVENTSTORE_CONNECTION_STRING', 'EVENT_STORE_URL', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'PRIVACY_MASTER_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
   const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
   // Node refuses a headers timeout above the request timeout: the headers are part of the request.
+  if (env.EVENTSTORE_CONNECTION_STRING && env.EVENT_STORE_URL) {
+    lines.push('EVENT_STORE_URL: set one event store, EVENTSTORE_CONNECTION_STRING (EventStoreDB) or EVENT_STORE_URL (PostgreSQL), not both');
+  }
   if (errors.length === 0 && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     lines.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
@@ -399,6 +413,8 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     host: env.HOST,
     dataDir: resolve(env.DATA_DIR),
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING,
+    eventStoreUrl: env.EVENT_STORE_URL,
+    eventStoreSchema: env.EVENT_STORE_SCHEMA,
     databaseUrl: env.DATABASE_URL,
     databaseSchema: env.DATABASE_SCHEMA,
     kafkaBrokers: env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),

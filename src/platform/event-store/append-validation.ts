@@ -1,6 +1,8 @@
-/** Checks every adapter applies before an append touches the store. */
-import { ValidationFailed } from '../errors';
-import type { ExpectedRevision, NewEvent } from './event-store.port';
+/** What every adapter does the same way around an append: the checks before it touches the store, expectations, canonical texts, idempotent replays. */
+import { assertCanonicalizable } from '../commitments/json';
+import { canonicalJson, committedDataJcs } from '../commitments/commitment';
+import { StateConflict, ValidationFailed, VersionConflict } from '../errors';
+import { describeExpected, type AppendResult, type ExpectedRevision, type NewEvent } from './event-store.port';
 
 const EVENT_ID = /^[0-9a-f]{32}$/;
 const TYPE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
@@ -27,4 +29,61 @@ export function validateAppend(stream: string, events: NewEvent[], expected: Exp
       throw new ValidationFailed('Event data must be a JSON object.', [{ field: `events[${i}].data`, issue: 'must be an object' }]);
     }
   });
+}
+
+/** Whether the stream's current revision (null: no stream) meets the writer's expectation. */
+export function expectationHolds(expected: ExpectedRevision, current: bigint | null): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === null;
+  if (expected === 'stream_exists') return current !== null;
+  return current === expected;
+}
+
+/** The canonical (RFC 8785) texts of an append's events: hashed into the commitment and stored as they are. */
+export interface CanonicalTexts {
+  data: string;
+  committed: string;
+  metadata: string;
+}
+
+export function canonicalTexts(events: NewEvent[]): CanonicalTexts[] {
+  // Writers usually share one metadata object across an append: canonicalize it once.
+  const metadataTexts = new Map<object, string>();
+  return events.map((e) => {
+    assertCanonicalizable(e.data, 'data');
+    let metadata = metadataTexts.get(e.metadata);
+    if (metadata === undefined) {
+      assertCanonicalizable(e.metadata, 'metadata');
+      metadata = canonicalJson(e.metadata);
+      metadataTexts.set(e.metadata, metadata);
+    }
+    const data = canonicalJson(e.data);
+    return { data, committed: committedDataJcs(e.data, data), metadata };
+  });
+}
+
+/**
+ * EventStoreDB's idempotence: the same event ids already written to the same stream at the place the writer targets
+ * mean a retry of a write that succeeded: its original result, instead of writing twice. `found` is where each of the
+ * append's ids is stored (undefined: not stored). Null when none is stored; throws when they are stored elsewhere
+ * (STATE_CONFLICT) or at another place of the stream (VersionConflict).
+ */
+export function idempotentReplayOf(
+  stream: string,
+  events: NewEvent[],
+  expected: ExpectedRevision,
+  current: bigint | null,
+  found: Array<{ stream: string; revision: bigint; position: bigint } | undefined>,
+): AppendResult | null {
+  if (events.length === 0 || found.every((f) => f === undefined)) return null;
+  const consecutive = found.every((f) => f !== undefined && f.stream === stream) && found.every((f, i) => f!.revision === found[0]!.revision + BigInt(i));
+  if (!consecutive) {
+    throw new StateConflict(`Event ids of this append are already used elsewhere in the log.`, { details: [{ field: 'event_id', issue: 'already stored at another place' }] });
+  }
+  const first = found[0]!.revision;
+  const last = found[found.length - 1]!;
+  const samePlace =
+    expected === 'any' || expected === 'stream_exists' || (expected === 'no_stream' && first === 0n) || (typeof expected === 'bigint' && first === expected + 1n);
+  if (!samePlace) throw new VersionConflict(stream, describeExpected(expected), current);
+  return { next_revision: last.revision, position: last.position };
 }

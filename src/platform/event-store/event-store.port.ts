@@ -1,5 +1,5 @@
 /**
- * The one event-store port of the platform. Adapters: SQLite (embedded default) and EventStoreDB.
+ * The one event-store port of the platform. Adapters: SQLite (embedded default), EventStoreDB and PostgreSQL.
  * Revisions and positions are bigint in code and decimal strings on the wire: never lossy JS numbers.
  */
 import type { JsonObject } from '../commitments/json';
@@ -91,7 +91,7 @@ export interface EventSubscription extends AsyncIterable<RecordedEvent> {
 }
 
 export interface EventStore {
-  readonly kind: 'sqlite' | 'eventstoredb';
+  readonly kind: 'sqlite' | 'eventstoredb' | 'postgres';
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

@@ -3,7 +3,7 @@
  * and read by `npm run audit -- verify --from-file`. Every line has `record`:
  *
  *   {"record":"header","format":"platform-audit-export-v1","commitment_alg":"sha256-jcs-v1","global_alg":"sha256-global-v1",
- *    "scope":"all"|"stream","stream":null|"<name>","store":"sqlite"|"eventstoredb","dense_positions":true|false,"exported_at":"…"}
+ *    "scope":"all"|"stream","stream":null|"<name>","store":"sqlite"|"eventstoredb"|"postgres","dense_positions":true|false,"exported_at":"…"}
  *   {"record":"event","position":"12","stream":"…","revision":"3","event_id":"…","type":"…","occurred_at":"…",
  *    "data":{…},"metadata":{…},"event_commitment":"…","previous_event_commitment":"…"|null}      (one per event, commit order)
  *   {"record":"end","events":"<count>","last_position":"<position>"|null,"global_commitment":"<hex>"|null}
@@ -26,12 +26,12 @@ export interface ExportHeader {
   global_alg: string;
   scope: 'all' | 'stream';
   stream: string | null;
-  store: 'sqlite' | 'eventstoredb';
+  store: 'sqlite' | 'eventstoredb' | 'postgres';
   dense_positions: boolean;
   exported_at: string;
 }
 
-export function headerLine(h: { scope: Scope; store: 'sqlite' | 'eventstoredb'; dense_positions: boolean; exported_at: string }): string {
+export function headerLine(h: { scope: Scope; store: 'sqlite' | 'eventstoredb' | 'postgres'; dense_positions: boolean; exported_at: string }): string {
   const header: ExportHeader = {
     record: 'header',
     format: EXPORT_FORMAT,
@@ -115,7 +115,7 @@ export function parseLine(text: string, line: number): ExportRecord {
       if (v.commitment_alg !== COMMITMENT_ALG || v.global_alg !== GLOBAL_ALG) throw new ExportFormatError(line, `unsupported algorithms ${String(v.commitment_alg)} / ${String(v.global_alg)}`);
       if (v.scope !== 'all' && v.scope !== 'stream') throw new ExportFormatError(line, 'scope must be "all" or "stream"');
       if (v.scope === 'stream') str('stream');
-      if (v.store !== 'sqlite' && v.store !== 'eventstoredb') throw new ExportFormatError(line, 'store must be "sqlite" or "eventstoredb"');
+      if (v.store !== 'sqlite' && v.store !== 'eventstoredb' && v.store !== 'postgres') throw new ExportFormatError(line, 'store must be "sqlite", "eventstoredb" or "postgres"');
       if (typeof v.dense_positions !== 'boolean') throw new ExportFormatError(line, 'dense_positions must be a boolean');
       return { record: 'header', header: { ...(v as unknown as ExportHeader), stream: v.scope === 'stream' ? (v.stream as string) : null, exported_at: str('exported_at') } };
     }

@@ -5,9 +5,8 @@
  */
 import Database from 'better-sqlite3';
 import { dirname } from 'node:path';
-import { assertCanonicalizable } from '../../commitments/json';
-import { canonicalJson, committedDataJcs, eventCommitmentOf } from '../../commitments/commitment';
-import { PlatformError, StateConflict, VersionConflict } from '../../errors';
+import { eventCommitmentOf } from '../../commitments/commitment';
+import { PlatformError, VersionConflict } from '../../errors';
 import {
   describeExpected,
   type AppendResult,
@@ -20,7 +19,7 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
 } from '../event-store.port';
-import { validateAppend } from '../append-validation';
+import { canonicalTexts, expectationHolds, idempotentReplayOf, validateAppend } from '../append-validation';
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
 import { SqliteSubscription } from './sqlite.subscription';
 
@@ -195,19 +194,7 @@ export class SqliteEventStore implements EventStore {
     let texts: PendingAppend['texts'];
     try {
       validateAppend(stream, events, expected);
-      // Writers usually share one metadata object across an append: canonicalize it once.
-      const metadataTexts = new Map<object, string>();
-      texts = events.map((e) => {
-        assertCanonicalizable(e.data, 'data');
-        let metadata = metadataTexts.get(e.metadata);
-        if (metadata === undefined) {
-          assertCanonicalizable(e.metadata, 'metadata');
-          metadata = canonicalJson(e.metadata);
-          metadataTexts.set(e.metadata, metadata);
-        }
-        const data = canonicalJson(e.data);
-        return { data, committed: committedDataJcs(e.data, data), metadata };
-      });
+      texts = canonicalTexts(events);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -300,36 +287,10 @@ export class SqliteEventStore implements EventStore {
     throw new VersionConflict(req.stream, describeExpected(req.expected), current);
   }
 
-  /**
-   * EventStoreDB's idempotence: the same event ids already written to the same stream at the place the writer
-   * targets means a retry of a write that succeeded; answer its original result instead of writing twice.
-   */
-  private findIdempotentReplay(
-    stream: string,
-    events: NewEvent[],
-    expected: ExpectedRevision,
-    current: bigint | null,
-  ): AppendResult | null {
+  /** A retry of a write that succeeded answers its original result (idempotentReplayOf). */
+  private findIdempotentReplay(stream: string, events: NewEvent[], expected: ExpectedRevision, current: bigint | null): AppendResult | null {
     if (events.length === 0) return null;
-    const found = events.map((e) => this.stmt.byId.get(e.event_id));
-    if (found.every((f) => f === undefined)) return null;
-    const consecutive =
-      found.every((f) => f !== undefined && f.stream === stream) &&
-      found.every((f, i) => f!.revision === found[0]!.revision + BigInt(i));
-    if (!consecutive) {
-      throw new StateConflict(`Event ids of this append are already used elsewhere in the log.`, {
-        details: [{ field: 'event_id', issue: 'already stored at another place' }],
-      });
-    }
-    const first = found[0]!.revision;
-    const last = found[found.length - 1]!;
-    const samePlace =
-      expected === 'any' ||
-      expected === 'stream_exists' ||
-      (expected === 'no_stream' && first === 0n) ||
-      (typeof expected === 'bigint' && first === expected + 1n);
-    if (!samePlace) throw new VersionConflict(stream, describeExpected(expected), current);
-    return { next_revision: last.revision, position: last.position };
+    return idempotentReplayOf(stream, events, expected, current, events.map((e) => this.stmt.byId.get(e.event_id)));
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -466,13 +427,6 @@ export class SqliteEventStore implements EventStore {
 function isDuplicateEventId(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
   return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof e.message === 'string' && e.message.includes('events.event_id');
-}
-
-function expectationHolds(expected: ExpectedRevision, current: bigint | null): boolean {
-  if (expected === 'any') return true;
-  if (expected === 'no_stream') return current === null;
-  if (expected === 'stream_exists') return current !== null;
-  return current === expected;
 }
 
 /**

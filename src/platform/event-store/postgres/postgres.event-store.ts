@@ -1,0 +1,409 @@
+/**
+ * The event store on PostgreSQL (issue 29): the one EventStore port on a server several API nodes share.
+ *
+ * No subscriber may skip an event. A sequence hands out positions before commit, so a transaction holding position 10
+ * can commit after one holding 11 and a reader at 11 would never see 10. Here every append transaction first takes one
+ * transaction-scoped advisory lock (the append lock) and only then reads the head and numbers its events: appends
+ * commit one after another in position order, and PostgreSQL makes a transaction visible before it releases its
+ * locks, so the next writer (and every reader) sees all of it. Positions are therefore dense and commit-ordered.
+ * The cost of serialising is paid back by group commit, as in the SQLite adapter: appends that arrive while a
+ * transaction is in flight share the next one, each in its own savepoint so one writer's conflict never fails another.
+ *
+ * Live subscriptions wake on LISTEN/NOTIFY (the commit notifies, with the new head), and poll as a fallback.
+ * The schema is created on start under a session advisory lock, so nodes starting together do not race.
+ */
+import { Client, Pool, type PoolClient } from 'pg';
+import { eventCommitmentOf } from '../../commitments/commitment';
+import { PlatformError, VersionConflict } from '../../errors';
+import { canonicalTexts, expectationHolds, idempotentReplayOf, validateAppend, type CanonicalTexts } from '../append-validation';
+import {
+  describeExpected,
+  type AppendResult,
+  type EventStore,
+  type EventSubscription,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+} from '../event-store.port';
+import { PostgresSubscription } from './postgres.subscription';
+
+export interface PostgresEventStoreOptions {
+  connectionString: string;
+  /** The schema holding the `events` table (created if missing). */
+  schema?: string;
+  /** How often a live subscription looks for appends when no notification came (ms). */
+  pollIntervalMs?: number;
+  subscriptionBatchSize?: number;
+  poolSize?: number;
+}
+
+interface PendingAppend {
+  stream: string;
+  events: NewEvent[];
+  texts: CanonicalTexts[];
+  expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+interface EventRow {
+  position: string;
+  event_id: string;
+  stream: string;
+  revision: string;
+  type: string;
+  occurred_at: string;
+  data: string;
+  metadata: string;
+  event_commitment: string;
+  previous_event_commitment: string | null;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Advisory lock keys (one 64-bit key space per database): the append lock and the schema migration lock. */
+const APPEND_LOCK = 0x65766e7473; // 'evnts'
+const MIGRATION_LOCK = 0x65766d6967; // 'evmig'
+
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres' as const;
+  private readonly pool: Pool;
+  private readonly schema: string;
+  private readonly table: string;
+  private readonly channel: string;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly ready: Promise<void>;
+  private listener: Client | null = null;
+  private pending: PendingAppend[] = [];
+  private flushing = false;
+  private closed = false;
+  private readonly appendWaiters = new Set<() => void>();
+  private readonly subscriptions = new Set<PostgresSubscription>();
+
+  constructor(private readonly options: PostgresEventStoreOptions) {
+    this.schema = options.schema ?? 'event_store';
+    if (!SCHEMA_NAME.test(this.schema)) throw new Error(`not a schema name: ${this.schema}`);
+    this.table = `"${this.schema}".events`;
+    this.channel = `events_${this.schema}`;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.batchSize = options.subscriptionBatchSize ?? 512;
+    this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+    // An idle client's error (the server restarted) must not bring the process down; the next query reconnects.
+    this.pool.on('error', () => undefined);
+    this.ready = this.migrate();
+    this.ready.catch(() => undefined);
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      try {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
+          position bigint PRIMARY KEY,
+          event_id text NOT NULL UNIQUE,
+          stream text NOT NULL,
+          revision bigint NOT NULL,
+          type text NOT NULL,
+          occurred_at text NOT NULL,
+          data text NOT NULL,
+          metadata text NOT NULL,
+          event_commitment text NOT NULL,
+          previous_event_commitment text,
+          UNIQUE (stream, revision)
+        )`);
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------- append
+
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    let texts: CanonicalTexts[];
+    try {
+      validateAppend(stream, events, expected);
+      texts = canonicalTexts(events);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ stream, events, texts, expected, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  /** One transaction at a time per process; what arrives meanwhile waits for the next one (group commit). */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      // Let every append issued in this turn of the event loop join the first transaction too.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        await this.commit(batch);
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async commit(batch: PendingAppend[]): Promise<void> {
+    let results: Array<AppendResult | { error: unknown }>;
+    try {
+      await this.ready;
+      const client = await this.pool.connect();
+      try {
+        results = await this.commitBatch(client, batch);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+        throw error;
+      }
+      client.release();
+    } catch (error) {
+      for (const req of batch) req.reject(error);
+      return;
+    }
+    batch.forEach((req, i) => {
+      const r = results[i];
+      if ('error' in r) req.reject(r.error);
+      else req.resolve(r);
+    });
+    this.wakeSubscribers();
+  }
+
+  private async commitBatch(client: PoolClient, batch: PendingAppend[]): Promise<Array<AppendResult | { error: unknown }>> {
+    await client.query('BEGIN');
+    // The append lock (see the module comment): held until COMMIT, released only once the commit is visible.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+    const { rows } = await client.query<{ head: string | null }>(`SELECT max(position)::text AS head FROM ${this.table}`);
+    let head = BigInt(rows[0].head ?? '0');
+    const results: Array<AppendResult | { error: unknown }> = [];
+    for (const req of batch) {
+      await client.query('SAVEPOINT append');
+      try {
+        const result = await this.appendInTransaction(client, req, head);
+        await client.query('RELEASE SAVEPOINT append');
+        if (req.events.length > 0 && result.position > head) head = result.position;
+        results.push(result);
+      } catch (error) {
+        await client.query('ROLLBACK TO SAVEPOINT append');
+        if (!(error instanceof PlatformError) && !isDuplicateEventId(error)) throw error;
+        if (!isDuplicateEventId(error)) {
+          results.push({ error });
+          continue;
+        }
+        try {
+          // The ids are stored already: a retry of a write that succeeded, or a real clash.
+          results.push(await this.replay(client, req, await this.currentRevision(client, req.stream)));
+        } catch (replayError) {
+          results.push({ error: replayError });
+        }
+      }
+    }
+    if (results.some((r) => !('error' in r))) await client.query('SELECT pg_notify($1, $2)', [this.channel, head.toString()]);
+    await client.query('COMMIT');
+    return results;
+  }
+
+  private async currentRevision(client: PoolClient, stream: string): Promise<bigint | null> {
+    const { rows } = await client.query<{ revision: string }>(`SELECT e.revision::text AS revision FROM ${this.table} e WHERE e.stream = $1 ORDER BY e.revision DESC LIMIT 1`, [stream]);
+    return rows.length ? BigInt(rows[0].revision) : null;
+  }
+
+  private async appendInTransaction(client: PoolClient, req: PendingAppend, head: bigint): Promise<AppendResult> {
+    const { stream, events, expected, texts } = req;
+    const { rows } = await client.query<{ revision: string; event_commitment: string }>(
+      `SELECT e.revision::text AS revision, e.event_commitment FROM ${this.table} e WHERE e.stream = $1 ORDER BY e.revision DESC LIMIT 1`,
+      [stream],
+    );
+    const current = rows.length ? BigInt(rows[0].revision) : null;
+    if (!expectationHolds(expected, current)) return this.replay(client, req, current);
+    if (events.length === 0) return { next_revision: current ?? -1n, position: head };
+    let previous = rows.length ? rows[0].event_commitment : null;
+    let revision = current === null ? 0n : current + 1n;
+    let position = head;
+    const values: unknown[] = [];
+    const tuples: string[] = [];
+    events.forEach((e, i) => {
+      position += 1n;
+      const occurred_at = e.occurred_at ?? new Date().toISOString();
+      const { data, committed, metadata } = texts[i];
+      const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, committed, metadata);
+      const n = values.length;
+      tuples.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}, $${n + 9}, $${n + 10})`);
+      values.push(position.toString(), e.event_id, stream, revision.toString(), e.type, occurred_at, data, metadata, commitment, previous);
+      previous = commitment;
+      revision += 1n;
+    });
+    await client.query(
+      `INSERT INTO ${this.table} (position, event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment) VALUES ${tuples.join(', ')}`,
+      values,
+    );
+    return { next_revision: revision - 1n, position };
+  }
+
+  private async replay(client: PoolClient, req: PendingAppend, current: bigint | null): Promise<AppendResult> {
+    const ids = req.events.map((e) => e.event_id);
+    const { rows } = ids.length
+      ? await client.query<{ event_id: string; stream: string; revision: string; position: string }>(
+          `SELECT event_id, stream, revision::text, position::text FROM ${this.table} WHERE event_id = ANY($1)`,
+          [ids],
+        )
+      : { rows: [] };
+    const byId = new Map(rows.map((r) => [r.event_id, { stream: r.stream, revision: BigInt(r.revision), position: BigInt(r.position) }]));
+    const replay = idempotentReplayOf(req.stream, req.events, req.expected, current, ids.map((id) => byId.get(id)));
+    if (replay) return replay;
+    throw new VersionConflict(req.stream, describeExpected(req.expected), current);
+  }
+
+  // ---------------------------------------------------------------------------------------------------- reads
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    await this.ready;
+    const limit = options.maxCount ?? 1_000_000_000;
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? 9_223_372_036_854_775_807n : 0n);
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.table} e WHERE e.stream = $1 AND e.revision ${backwards ? '<=' : '>='} $2 ORDER BY e.revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
+      [stream, from.toString(), limit],
+    );
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    await this.ready;
+    const { rows } = await this.pool.query<EventRow>(`SELECT ${COLUMNS} FROM ${this.table} e WHERE e.position > $1 ORDER BY e.position ASC LIMIT $2`, [
+      (options.after ?? 0n).toString(),
+      options.maxCount ?? 1000,
+    ]);
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<bigint> {
+    await this.ready;
+    const { rows } = await this.pool.query<{ head: string | null }>(`SELECT max(position)::text AS head FROM ${this.table}`);
+    return BigInt(rows[0].head ?? '0');
+  }
+
+  // ---------------------------------------------------------------------------------------------------- subscriptions
+
+  subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
+    void this.listen();
+    const sub = new PostgresSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  /** One LISTEN connection per store, opened by the first subscription: other nodes' commits wake the subscribers. */
+  private async listen(): Promise<void> {
+    if (this.listener || this.closed) return;
+    const client = new Client({ connectionString: this.options.connectionString });
+    this.listener = client;
+    client.on('notification', () => this.wakeSubscribers());
+    // A lost listener only slows subscribers down to the poll interval; the next subscription listens again.
+    client.on('error', () => {
+      if (this.listener === client) this.listener = null;
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel}"`);
+    } catch {
+      if (this.listener === client) this.listener = null;
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private wakeSubscribers(): void {
+    for (const wake of this.appendWaiters) wake();
+    this.appendWaiters.clear();
+  }
+
+  /** Resolves at the next commit seen (ours, or another node's notification), or after `ms`. */
+  waitForAppend(ms: number): { promise: Promise<void>; cancel(): void } {
+    let wake!: () => void;
+    const promise = new Promise<void>((resolve) => (wake = resolve));
+    const timer = setTimeout(() => {
+      this.appendWaiters.delete(onAppend);
+      wake();
+    }, ms);
+    const onAppend = (): void => {
+      clearTimeout(timer);
+      wake();
+    };
+    this.appendWaiters.add(onAppend);
+    return {
+      promise,
+      cancel: () => {
+        clearTimeout(timer);
+        this.appendWaiters.delete(onAppend);
+        wake();
+      },
+    };
+  }
+
+  forgetSubscription(sub: PostgresSubscription): void {
+    this.subscriptions.delete(sub);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Liveness probe for /health/ready. */
+  async ping(): Promise<boolean> {
+    const { rows } = await this.pool.query<{ ok: number }>('SELECT 1 AS ok');
+    return rows.length === 1;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Appends already queued are committed (or refused) before the pool goes.
+    while (this.flushing || this.pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.wakeSubscribers();
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.ready.catch(() => undefined);
+    await this.pool.end();
+  }
+}
+
+/**
+ * Positions and revisions as text (exact bigints). Queries order by the table's columns, `e.position`/`e.revision`:
+ * an unqualified ORDER BY would take these text aliases and sort '10' before '9'.
+ */
+const COLUMNS =
+  'e.position::text AS position, e.event_id, e.stream, e.revision::text AS revision, e.type, e.occurred_at, e.data, e.metadata, e.event_commitment, e.previous_event_commitment';
+
+function isDuplicateEventId(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23505' && typeof e.constraint === 'string' && e.constraint.endsWith('event_id_key');
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    event_id: row.event_id,
+    type: row.type,
+    stream: row.stream,
+    revision: BigInt(row.revision),
+    position: BigInt(row.position),
+    occurred_at: row.occurred_at,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    event_commitment: row.event_commitment,
+    previous_event_commitment: row.previous_event_commitment,
+  };
+}

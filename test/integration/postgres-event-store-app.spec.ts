@@ -1,0 +1,57 @@
+/**
+ * The whole platform on the PostgreSQL event store (EVENT_STORE_URL) and PostgreSQL read models: a trader's orders
+ * accepted, matched by the market's engine (which follows the log through the adapter's subscription), read back from
+ * the projections; the log dense and chained; the configuration refusing two event stores at once.
+ */
+import { Client } from 'pg';
+import { loadPlatformConfig } from '../../src/platform/config/platform-config';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { RAW_EVENT_STORE } from '../../src/platform/privacy/sealing-event-store';
+import { verifyStreamChain } from '../../src/platform/commitments/commitment';
+import { startTestApp, type TestApp } from '../support/app';
+import { suiteSchema, TEST_DATABASE_URL } from '../support/databases';
+import { hex32 } from '../support/events';
+import { registerTrader, until } from '../support/traders';
+
+const readModels = suiteSchema();
+const eventSchema = `es_${hex32().slice(0, 12)}`;
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp({ ...readModels.env(), EVENT_STORE_URL: TEST_DATABASE_URL, EVENT_STORE_SCHEMA: eventSchema });
+});
+afterAll(async () => {
+  await t?.close();
+  await readModels.drop();
+  const c = new Client({ connectionString: TEST_DATABASE_URL });
+  await c.connect();
+  await c.query(`DROP SCHEMA IF EXISTS "${eventSchema}" CASCADE`);
+  await c.end();
+});
+
+it('runs the platform on it: orders matched by the engine and projected, the log dense and chained', async () => {
+  expect(t.app.get<EventStore>(RAW_EVENT_STORE).kind).toBe('postgres');
+  const [maker, taker] = [await registerTrader(t), await registerTrader(t)];
+  const order = { venue: 'MTF', market: 'ETH-PERP', order_type: 'LIMIT', time_in_force: 'GTC', external_reference: 'cGc=', leverage: 1, reduce_only: false, combos: [], quantity: '1', limit_price: '3000' };
+  const sell = await t.app.inject({ method: 'POST', url: '/api/v1/trading/orders', headers: maker, payload: { ...order, side: 'SELL' } });
+  expect(sell.statusCode).toBe(201);
+  const buy = await t.app.inject({ method: 'POST', url: '/api/v1/trading/orders', headers: taker, payload: { ...order, side: 'BUY' } });
+  expect(buy.statusCode).toBe(201);
+  const filled = await until(
+    async () => (await t.app.inject({ method: 'GET', url: `/api/v1/trading/orders/${buy.json().order_uuid}`, headers: taker })).json(),
+    (o) => o.status === 'FILLED',
+    15_000,
+  );
+  expect(filled.fills).toEqual([expect.objectContaining({ price: '3000.000000000000000000', size: '1.000000000000000000', role: 'TAKER' })]);
+
+  const store = t.app.get<EventStore>(EVENT_STORE);
+  const all = await store.readAll({ after: 0n, maxCount: 100_000 });
+  expect(all.map((e) => e.position)).toEqual(all.map((_, i) => BigInt(i + 1)));
+  expect(await store.headPosition()).toBe(BigInt(all.length));
+  const engineStream = all.find((e) => e.type === 'TradeExecuted')!.stream;
+  expect(verifyStreamChain(await t.app.get<EventStore>(RAW_EVENT_STORE).readStream(engineStream))).toBeNull();
+});
+
+it('refuses two event stores at once, naming the variable', () => {
+  expect(() => loadPlatformConfig({ NODE_ENV: 'test', EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113', EVENT_STORE_URL: TEST_DATABASE_URL })).toThrow(/EVENT_STORE_URL: set one event store/);
+});
