@@ -102,6 +102,15 @@ describe('PostgresEventStore specifics', () => {
     expect((settled[63] as PromiseRejectedResult).reason.code).toBe('STATE_CONFLICT');
   });
 
+  it("takes any stream name, quotes and backslashes included (read in the transaction's opening statement as literals)", async () => {
+    const store = open();
+    const stream = `o'brien\\'; DROP TABLE events; -- ${hex32()}`;
+    await store.append(stream, [newEvent('One')], 'no_stream');
+    await store.append(stream, [newEvent('Two')], 0n);
+    expect((await store.readStream(stream)).map((e) => [e.type, e.revision])).toEqual([['One', 0n], ['Two', 1n]]);
+    await expect(store.append(stream, [newEvent('Stale')], 0n)).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+  });
+
   it('lets nodes that start together create the schema once, and a second node read what the first wrote', async () => {
     const fresh = `es_${hex32().slice(0, 12)}`;
     const [a, b, c] = [0, 1, 2].map(() => open({ schema: fresh }));

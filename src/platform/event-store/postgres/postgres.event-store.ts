@@ -7,7 +7,9 @@
  * commit one after another in position order, and PostgreSQL makes a transaction visible before it releases its
  * locks, so the next writer (and every reader) sees all of it. Positions are therefore dense and commit-ordered.
  * The cost of serialising is paid back by group commit, as in the SQLite adapter: appends that arrive while a
- * transaction is in flight share the next one, each in its own savepoint so one writer's conflict never fails another.
+ * transaction is in flight share the next one — their stream heads read in one query, their events numbered and
+ * chained in memory and inserted in one statement — and one writer's conflict never fails another (a stale
+ * expectation is answered alone; a stored event id sends the batch down the careful path, a savepoint per append).
  *
  * Live subscriptions wake on LISTEN/NOTIFY (the commit notifies, with the new head), and poll as a fallback.
  * The schema is created on start under a session advisory lock, so nodes starting together do not race.
@@ -183,11 +185,103 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async commitBatch(client: PoolClient, batch: PendingAppend[]): Promise<Array<AppendResult | { error: unknown }>> {
-    await client.query('BEGIN');
-    // The append lock (see the module comment): held until COMMIT, released only once the commit is visible.
-    await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-    const { rows } = await client.query<{ head: string | null }>(`SELECT max(position)::text AS head FROM ${this.table}`);
-    let head = BigInt(rows[0].head ?? '0');
+    // One round trip: the transaction, the append lock (see the module comment: held until COMMIT, released only once
+    // the commit is visible), the head and the batch's stream heads as they are under the lock, and a savepoint to
+    // fall back to. A multi-statement query takes no parameters: the stream names go in as escaped literals.
+    const streams = [...new Set(batch.map((r) => r.stream))].map((name) => client.escapeLiteral(name)).join(', ');
+    const opened = (await client.query(
+      `BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT max(position)::text AS head FROM ${this.table};
+       SELECT DISTINCT ON (e.stream) e.stream, e.revision::text AS revision, e.event_commitment FROM ${this.table} e WHERE e.stream IN (${streams}) ORDER BY e.stream, e.revision DESC;
+       SAVEPOINT batch`,
+    )) as unknown as [unknown, unknown, { rows: Array<{ head: string | null }> }, { rows: Array<{ stream: string; revision: string; event_commitment: string }> }];
+    const head = BigInt(opened[2].rows[0].head ?? '0');
+    const tails = new Map(opened[3].rows.map((r) => [r.stream, { revision: BigInt(r.revision), commitment: r.event_commitment }]));
+    let outcome: { results: Array<AppendResult | { error: unknown }>; head: bigint };
+    try {
+      outcome = await this.appendTogether(client, batch, head, tails);
+    } catch (error) {
+      // An event id already stored (a retry, or a clash): undo the batch and decide append by append.
+      if (!isDuplicateEventId(error)) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT batch');
+      outcome = await this.appendOneByOne(client, batch, head);
+    }
+    // The notification is delivered at commit; the channel is a checked identifier and the head a number.
+    const notify = outcome.results.some((r) => !('error' in r)) ? `SELECT pg_notify('${this.channel}', '${outcome.head.toString()}'); ` : '';
+    await client.query(`${notify}COMMIT`);
+    return outcome.results;
+  }
+
+  /**
+   * The common path: with the batch's stream heads (read when the transaction opened), every event numbered and
+   * chained in memory, one INSERT for all of them: three round trips per transaction however many appends share it.
+   */
+  private async appendTogether(
+    client: PoolClient,
+    batch: PendingAppend[],
+    head: bigint,
+    tails: Map<string, { revision: bigint; commitment: string }>,
+  ): Promise<{ results: Array<AppendResult | { error: unknown }>; head: bigint }> {
+    const results: Array<AppendResult | { error: unknown } | null> = [];
+    const refused: Array<{ index: number; current: bigint | null }> = [];
+    const values: unknown[] = [];
+    let position = head;
+    batch.forEach((req, index) => {
+      const tail = tails.get(req.stream);
+      const current = tail ? tail.revision : null;
+      if (!expectationHolds(req.expected, current)) {
+        refused.push({ index, current });
+        results.push(null);
+        return;
+      }
+      if (req.events.length === 0) {
+        results.push({ next_revision: current ?? -1n, position });
+        return;
+      }
+      let previous = tail ? tail.commitment : null;
+      let revision = current === null ? 0n : current + 1n;
+      req.events.forEach((e, i) => {
+        position += 1n;
+        const occurred_at = e.occurred_at ?? new Date().toISOString();
+        const { data, committed, metadata } = req.texts[i];
+        const commitment = eventCommitmentOf({ stream: req.stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, committed, metadata);
+        values.push(position.toString(), e.event_id, req.stream, revision.toString(), e.type, occurred_at, data, metadata, commitment, previous);
+        previous = commitment;
+        revision += 1n;
+      });
+      tails.set(req.stream, { revision: revision - 1n, commitment: previous! });
+      results.push({ next_revision: revision - 1n, position });
+    });
+    await this.insertRows(client, values);
+    // Stale expectations: a retry of an append that succeeded (its ids are stored, perhaps by this very batch) or a conflict.
+    for (const { index, current } of refused) {
+      try {
+        results[index] = await this.replay(client, batch[index], current);
+      } catch (error) {
+        results[index] = { error };
+      }
+    }
+    return { results: results as Array<AppendResult | { error: unknown }>, head: position };
+  }
+
+  /**
+   * Rows of ten values each, in one statement of ten arrays (unnest): one bind of ten parameters and one plan however
+   * many rows, where a VALUES list would bind ten parameters per row.
+   */
+  private async insertRows(client: PoolClient, values: unknown[]): Promise<void> {
+    if (values.length === 0) return;
+    const columns: unknown[][] = Array.from({ length: 10 }, () => []);
+    for (let i = 0; i < values.length; i++) columns[i % 10].push(values[i]);
+    await client.query({
+      name: `insert-events-${this.schema}`,
+      text: `INSERT INTO ${this.table} (position, event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment)
+        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
+      values: columns,
+    });
+  }
+
+  /** The careful path (some id of the batch is stored already): each append in its own savepoint. */
+  private async appendOneByOne(client: PoolClient, batch: PendingAppend[], start: bigint): Promise<{ results: Array<AppendResult | { error: unknown }>; head: bigint }> {
+    let head = start;
     const results: Array<AppendResult | { error: unknown }> = [];
     for (const req of batch) {
       await client.query('SAVEPOINT append');
@@ -211,9 +305,7 @@ export class PostgresEventStore implements EventStore {
         }
       }
     }
-    if (results.some((r) => !('error' in r))) await client.query('SELECT pg_notify($1, $2)', [this.channel, head.toString()]);
-    await client.query('COMMIT');
-    return results;
+    return { results, head };
   }
 
   private async currentRevision(client: PoolClient, stream: string): Promise<bigint | null> {
@@ -234,22 +326,16 @@ export class PostgresEventStore implements EventStore {
     let revision = current === null ? 0n : current + 1n;
     let position = head;
     const values: unknown[] = [];
-    const tuples: string[] = [];
     events.forEach((e, i) => {
       position += 1n;
       const occurred_at = e.occurred_at ?? new Date().toISOString();
       const { data, committed, metadata } = texts[i];
       const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, committed, metadata);
-      const n = values.length;
-      tuples.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}, $${n + 9}, $${n + 10})`);
       values.push(position.toString(), e.event_id, stream, revision.toString(), e.type, occurred_at, data, metadata, commitment, previous);
       previous = commitment;
       revision += 1n;
     });
-    await client.query(
-      `INSERT INTO ${this.table} (position, event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment) VALUES ${tuples.join(', ')}`,
-      values,
-    );
+    await this.insertRows(client, values);
     return { next_revision: revision - 1n, position };
   }
 
