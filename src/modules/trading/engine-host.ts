@@ -229,7 +229,7 @@ function snapshotMetadata(): EventMetadata {
 }
 
 /** The engine's view of an input event of its market (or of its bound feed); null for others. */
-export function toInput(e: RecordedEvent, market_uuid: string, bound_feed_id: string | null): EngineInput | null {
+function toInput(e: RecordedEvent, market_uuid: string, bound_feed_id: string | null): EngineInput | null {
   if (e.type === 'PriceFeedValueComputed') {
     const v = e.data as unknown as Extract<PriceFeedEvent, { type: 'PriceFeedValueComputed' }>['data'];
     if (v.feed_id !== bound_feed_id) return null;

@@ -3,6 +3,7 @@
  * the OpenAPI schema of GET /api/v1/capabilities, and what every answer of it is checked against in the tests.
  */
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { AgentIntegrationProfileResponse } from '../../../platform/capabilities/agent-integration.dto';
 import { WORKFLOW_ROLES } from '../../../platform/capabilities/capability';
 
 const COUNT = { type: 'integer', minimum: 0 } as const;
@@ -131,16 +132,6 @@ export class CapabilityOperationResponse {
   @ApiProperty({ type: CapabilityBusinessContextResponse }) businessContext!: CapabilityBusinessContextResponse;
 }
 
-@ApiSchema({ name: 'CapabilityAgentIntegration' })
-export class RegistryAgentIntegrationResponse {
-  @ApiProperty() errorEnvelope!: string;
-  @ApiProperty() pagination!: string;
-  @ApiProperty() idempotency!: string;
-  @ApiProperty() requestSigning!: string;
-  @ApiProperty() retryPolicy!: string;
-  @ApiProperty() decimalPolicy!: string;
-}
-
 @ApiSchema({ name: 'CapabilityRegistry' })
 export class CapabilityRegistryResponse {
   @ApiProperty({ type: 'integer', format: 'int32', example: 1 }) schemaVersion!: number;
@@ -149,7 +140,7 @@ export class CapabilityRegistryResponse {
   @ApiProperty({ type: [ApplicationSummaryResponse] }) applications!: ApplicationSummaryResponse[];
   @ApiProperty({ type: [CapabilitySummaryResponse] }) capabilities!: CapabilitySummaryResponse[];
   @ApiProperty({ type: [CapabilityOperationResponse] }) operations!: CapabilityOperationResponse[];
-  @ApiProperty({ type: RegistryAgentIntegrationResponse, description: "Ours, beside the seed's fields: the seeds' AgentIntegrationProfile, the platform's conventions." }) agentIntegration!: RegistryAgentIntegrationResponse;
+  @ApiProperty({ type: AgentIntegrationProfileResponse, description: "Ours, beside the seed's fields: the seeds' AgentIntegrationProfile, the platform's conventions." }) agentIntegration!: AgentIntegrationProfileResponse;
   @ApiProperty({ example: '/api/v1/auth/profiles', description: 'Ours: where the AuthenticationProfiles are (every way to authenticate).' }) authenticationProfiles!: string;
   @ApiProperty({ example: '/api/v1/openapi.json', description: 'Ours: the document the registry is generated from.' }) openapi!: string;
 }

@@ -1,6 +1,7 @@
 /** What the identity routes answer (response DTOs, named as the seeds name the records): the OpenAPI schemas. */
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { HEX32_ID } from '../../../platform/http/api-properties';
+import { AgentIntegrationProfileResponse } from '../../../platform/capabilities/agent-integration.dto';
 
 
 /** The seeds' AccountRegistrationReceipt: the same fields whether or not the address was new (no enumeration). */
@@ -158,17 +159,6 @@ export class AuthenticationProfileResponse {
   @ApiProperty() credential!: string;
   @ApiProperty() requestSigning!: string;
   @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 0 }) lifetimeSeconds?: number;
-}
-
-/** The seeds' AgentIntegrationProfile (all strings, all required). */
-@ApiSchema({ name: 'AgentIntegrationProfile' })
-export class AgentIntegrationProfileResponse {
-  @ApiProperty() errorEnvelope!: string;
-  @ApiProperty() pagination!: string;
-  @ApiProperty() idempotency!: string;
-  @ApiProperty() requestSigning!: string;
-  @ApiProperty() retryPolicy!: string;
-  @ApiProperty() decimalPolicy!: string;
 }
 
 @ApiSchema({ name: 'AuthenticationProfiles' })

@@ -30,7 +30,7 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
 } from '../event-store.port';
-import { PostgresSubscription } from './postgres.subscription';
+import { CommitWaiters, LogSubscription } from '../log-subscription';
 
 export interface PostgresEventStoreOptions {
   connectionString: string;
@@ -82,8 +82,8 @@ export class PostgresEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   private flushing = false;
   private closed = false;
-  private readonly appendWaiters = new Set<() => void>();
-  private readonly subscriptions = new Set<PostgresSubscription>();
+  private readonly appendWaiters = new CommitWaiters();
+  private readonly subscriptions = new Set<LogSubscription>();
 
   constructor(private readonly options: PostgresEventStoreOptions) {
     this.schema = options.schema ?? 'event_store';
@@ -386,7 +386,7 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
     void this.listen();
-    const sub = new PostgresSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
+    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
     this.subscriptions.add(sub);
     return sub;
   }
@@ -411,34 +411,23 @@ export class PostgresEventStore implements EventStore {
   }
 
   private wakeSubscribers(): void {
-    for (const wake of this.appendWaiters) wake();
-    this.appendWaiters.clear();
+    this.appendWaiters.wake();
   }
 
   /** Resolves at the next commit seen (ours, or another node's notification), or after `ms`. */
   waitForAppend(ms: number): { promise: Promise<void>; cancel(): void } {
-    let wake!: () => void;
-    const promise = new Promise<void>((resolve) => (wake = resolve));
-    const timer = setTimeout(() => {
-      this.appendWaiters.delete(onAppend);
-      wake();
-    }, ms);
-    const onAppend = (): void => {
-      clearTimeout(timer);
-      wake();
-    };
-    this.appendWaiters.add(onAppend);
-    return {
-      promise,
-      cancel: () => {
-        clearTimeout(timer);
-        this.appendWaiters.delete(onAppend);
-        wake();
-      },
-    };
+    return this.appendWaiters.wait(ms);
   }
 
-  forgetSubscription(sub: PostgresSubscription): void {
+  get commitGeneration(): number {
+    return this.appendWaiters.generation;
+  }
+
+  readBatch(after: bigint, maxCount: number): Promise<RecordedEvent[]> {
+    return this.readAll({ after, maxCount });
+  }
+
+  forgetSubscription(sub: LogSubscription): void {
     this.subscriptions.delete(sub);
   }
 

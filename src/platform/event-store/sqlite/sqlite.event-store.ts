@@ -21,7 +21,7 @@ import {
 } from '../event-store.port';
 import { canonicalTexts, expectationHolds, idempotentReplayOf, validateAppend } from '../append-validation';
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
-import { SqliteSubscription } from './sqlite.subscription';
+import { CommitWaiters, LogSubscription } from '../log-subscription';
 
 interface PendingAppend {
   stream: string;
@@ -98,8 +98,8 @@ export class SqliteEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private closed = false;
-  private readonly appendWaiters = new Set<() => void>();
-  private readonly subscriptions = new Set<SqliteSubscription>();
+  private readonly appendWaiters = new CommitWaiters();
+  private readonly subscriptions = new Set<LogSubscription>();
   /**
    * The newest events this process committed, with consecutive positions from `tailStart`: every subscription at
    * the head (each projector, each market engine) reads them from here, parsed by the first reader and shared after,
@@ -232,8 +232,7 @@ export class SqliteEventStore implements EventStore {
         req.resolve(r);
       }
     });
-    for (const wake of this.appendWaiters) wake();
-    this.appendWaiters.clear();
+    this.appendWaiters.wake();
   }
 
   private remember(events: EventRow[]): void {
@@ -369,35 +368,25 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
-    const sub = new SqliteSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
+    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
     this.subscriptions.add(sub);
     return sub;
   }
 
   /** Resolves at the next commit in this process, or after `ms` (appends by other processes are polled). */
   waitForAppend(ms: number): { promise: Promise<void>; cancel(): void } {
-    let wake!: () => void;
-    const promise = new Promise<void>((resolve) => (wake = resolve));
-    const timer = setTimeout(() => {
-      this.appendWaiters.delete(onAppend);
-      wake();
-    }, ms);
-    const onAppend = (): void => {
-      clearTimeout(timer);
-      wake();
-    };
-    this.appendWaiters.add(onAppend);
-    return {
-      promise,
-      cancel: () => {
-        clearTimeout(timer);
-        this.appendWaiters.delete(onAppend);
-        wake();
-      },
-    };
+    return this.appendWaiters.wait(ms);
   }
 
-  forgetSubscription(sub: SqliteSubscription): void {
+  get commitGeneration(): number {
+    return this.appendWaiters.generation;
+  }
+
+  readBatch(after: bigint, maxCount: number): RecordedEvent[] {
+    return this.readAllSync(after, maxCount);
+  }
+
+  forgetSubscription(sub: LogSubscription): void {
     this.subscriptions.delete(sub);
   }
 
