@@ -37,7 +37,7 @@ import { newId } from '../platform/context/request-context';
 import type { EventMetadata } from '../platform/event-store/event-store.port';
 import { EVENTS_SCHEMA, type EventRow } from '../platform/event-store/sqlite/sqlite.event-store';
 import { openSubjectKeys } from '../platform/platform.module';
-import { sealEventData } from '../platform/privacy/sealing';
+import { sealEventData, sealingSubject } from '../platform/privacy/sealing';
 import { LOG_SEALED } from '../platform/privacy/subject-keys';
 import { privateSqliteFiles } from '../platform/security/data-dir';
 import { runProjectionsCli } from './projections';
@@ -64,8 +64,9 @@ export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: 
   const file = join(config.dataDir, 'events.sqlite');
   const keys = openSubjectKeys(config);
   try {
-    if (keys.meta(LOG_SEALED) !== null) {
-      io.out(`the log already seals personal and secret fields (${keys.meta(LOG_SEALED)}): nothing to do`);
+    const sealedAlready = await keys.meta(LOG_SEALED);
+    if (sealedAlready !== null) {
+      io.out(`the log already seals personal and secret fields (${sealedAlready}): nothing to do`);
       return 0;
     }
     if (!existsSync(file)) {
@@ -74,7 +75,7 @@ export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: 
     }
     const migrating = `${file}.migrating`;
     rmSync(migrating, { force: true });
-    const result = migrate(file, migrating, config, keys, io);
+    const result = await migrate(file, migrating, config, keys, io);
     const report = verifyFile(migrating, config);
     if (!report.ok) {
       rmSync(migrating, { force: true });
@@ -83,11 +84,11 @@ export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: 
     }
     for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
     renameSync(migrating, file);
-    keys.setMeta(LOG_SEALED, `migrated at ${result.epoch.migrated_at}, epoch at position ${result.epochPosition}`);
+    await keys.setMeta(LOG_SEALED, `migrated at ${result.epoch.migrated_at}, epoch at position ${result.epochPosition}`);
     io.out(`migrated ${result.events} events in ${result.streams} streams; ${result.renamed} streams renamed, ${result.sealed} events sealed, ${result.checkpoints} checkpoints re-signed`);
     io.out(`epoch: previous global commitment ${result.epoch.previous_global_commitment}, new ${result.epoch.global_commitment} at ${result.epoch.event_count} events`);
   } finally {
-    keys.close();
+    await keys.close();
   }
   for (const model of READ_MODELS) {
     const code = await runProjectionsCli(['rebuild', model.name], config, READ_MODELS, { out: io.out, err: io.err, interactive: false });
@@ -96,7 +97,7 @@ export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: 
   return 0;
 }
 
-function migrate(file: string, target: string, config: PlatformConfig, keys: ReturnType<typeof openSubjectKeys>, io: PrivacyCliIo) {
+async function migrate(file: string, target: string, config: PlatformConfig, keys: ReturnType<typeof openSubjectKeys>, io: PrivacyCliIo) {
   const old = new Database(file, { readonly: true, fileMustExist: true });
   old.defaultSafeIntegers(true);
   privateSqliteFiles(target);
@@ -127,6 +128,16 @@ function migrate(file: string, target: string, config: PlatformConfig, keys: Ret
       const token = /^identity-token-([0-9a-f]{64})$/.exec(stream);
       return token ? crypto.oneUseTokenStream(token[1]) : stream;
     };
+
+    // …and the keys of every subject whose fields get sealed, made before the one synchronous transaction below.
+    const subjects = new Set<string>();
+    for (const r of rows()) {
+      if (r.type === CHECKPOINT_EVENT_TYPE) continue;
+      const subject = sealingSubject({ type: r.type, stream: rename(r.stream), data: JSON.parse(r.data) as JsonObject, metadata: JSON.parse(r.metadata) as EventMetadata });
+      if (subject !== null) subjects.add(subject);
+    }
+    const made = await keys.keysFor(subjects);
+    const sealingKeys = { keyFor: (subject: string) => made.get(subject)!, keyById: () => null };
 
     // 2. Every event, re-sealed and re-linked in order; checkpoints re-signed over the new global chain.
     const insert = next.prepare(
@@ -160,7 +171,7 @@ function migrate(file: string, target: string, config: PlatformConfig, keys: Ret
           data = signCheckpoint({ position: at.position, event_count: at.count, global_commitment: at.commitment, created_at: migratedAt }, signingKey) as unknown as JsonObject;
           checkpoints++;
         } else {
-          const opened = sealEventData({ type: r.type, stream, data, metadata }, keys);
+          const opened = sealEventData({ type: r.type, stream, data, metadata }, sealingKeys);
           if (opened !== data) sealed++;
           data = opened;
         }

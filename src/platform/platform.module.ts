@@ -31,6 +31,7 @@ import { identityOf, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type Le
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
 import { assertSealedLog, RAW_EVENT_STORE, SealingEventStore } from './privacy/sealing-event-store';
 import { SubjectKeyStore } from './privacy/subject-keys';
+import { PostgresSubjectKeyRows } from './privacy/postgres-subject-keys';
 import { loadOrCreateKey } from './security/key-file';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
 
@@ -48,10 +49,16 @@ export function openEventStore(config: PlatformConfig): EventStore {
   return new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite') });
 }
 
-/** The data subjects' keys (docs/privacy.md): DATA_DIR/subject-keys.sqlite, wrapped by PRIVACY_MASTER_KEY. */
+/**
+ * The data subjects' keys (docs/privacy.md), wrapped by PRIVACY_MASTER_KEY: in PostgreSQL where several nodes share
+ * them (SUBJECT_KEYS_URL, by default the PostgreSQL event store's), else DATA_DIR/subject-keys.sqlite.
+ */
 export function openSubjectKeys(config: PlatformConfig): SubjectKeyStore {
   const master = loadOrCreateKey(config.dataDir, 'privacy-master.key', config.privacyMasterKey, 'PRIVACY_MASTER_KEY');
-  return new SubjectKeyStore(join(config.dataDir, 'subject-keys.sqlite'), master);
+  const rows = config.subjectKeysUrl
+    ? new PostgresSubjectKeyRows({ connectionString: config.subjectKeysUrl, schema: config.subjectKeysSchema })
+    : null;
+  return rows ? new SubjectKeyStore(rows, master) : SubjectKeyStore.inFile(join(config.dataDir, 'subject-keys.sqlite'), master);
 }
 
 /** The store as modules and projectors use it (EVENT_STORE): personal and secret fields sealed on append, opened on read. */
@@ -170,6 +177,6 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
     await this.runner.stop();
     await this.db.close();
     await this.store.close();
-    this.keys.close();
+    await this.keys.close();
   }
 }

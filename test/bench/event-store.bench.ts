@@ -68,7 +68,7 @@ function accountEvent(type: 'BenchAccountSealed' | 'BenchAccountPlain', subject:
 
 /** 64 concurrent writers of single-event appends, one data subject each (a person's stream), through the sealing store. */
 async function sealedWriters(dir: string, type: 'BenchAccountSealed' | 'BenchAccountPlain'): Promise<number> {
-  const keys = new SubjectKeyStore(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32));
+  const keys = SubjectKeyStore.inFile(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32));
   const store = new SealingEventStore(new SqliteEventStore({ filename: join(dir, 'events.sqlite') }), keys);
   const plan = Array.from({ length: WRITERS }, (_, w) => {
     const subject = hex32();
@@ -86,14 +86,14 @@ async function sealedWriters(dir: string, type: 'BenchAccountSealed' | 'BenchAcc
     if (!JSON.stringify(stored.data).includes('"$sealed"')) throw new Error('nothing was sealed');
   }
   await store.close();
-  keys.close();
+  await keys.close();
   return rate;
 }
 
 /** The bench's order events (nothing to seal) from 64 writers, through the sealing store or the adapter alone. */
 async function orderWriters(dir: string, sealing: boolean): Promise<number> {
   const raw = new SqliteEventStore({ filename: join(dir, 'events.sqlite') });
-  const keys = sealing ? new SubjectKeyStore(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32)) : null;
+  const keys = sealing ? SubjectKeyStore.inFile(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32)) : null;
   const store: EventStore = keys ? new SealingEventStore(raw, keys) : raw;
   const plan = Array.from({ length: WRITERS }, (_, w) => ({ stream: orderStream(), events: Array.from({ length: EVENTS_PER_WRITER }, (_, k) => orderEvent(w * EVENTS_PER_WRITER + k)) }));
   const t = clock();
@@ -102,14 +102,16 @@ async function orderWriters(dir: string, sealing: boolean): Promise<number> {
   }));
   const rate = perSec(WRITERS * EVENTS_PER_WRITER, seconds(t));
   await store.close();
-  keys?.close();
+  await keys?.close();
   return rate;
 }
 
 /** Sealing and opening one event's fields, CPU only (keys cached), per event. */
-function sealingCpu(dir: string): { sealNs: number; openNs: number } {
-  const keys = new SubjectKeyStore(join(dir, 'cpu-keys.sqlite'), crypto.randomBytes(32));
+async function sealingCpu(dir: string): Promise<{ sealNs: number; openNs: number }> {
+  const store = SubjectKeyStore.inFile(join(dir, 'cpu-keys.sqlite'), crypto.randomBytes(32));
   const subject = hex32();
+  const key = await store.keyFor(subject);
+  const keys = { keyFor: () => key, keyById: () => key.key };
   const events = Array.from({ length: 20_000 }, (_, i) => accountEvent('BenchAccountSealed', subject, i));
   const open: JsonObject[] = [];
   let t = clock();
@@ -118,7 +120,7 @@ function sealingCpu(dir: string): { sealNs: number; openNs: number } {
   t = clock();
   for (const d of open) unsealEventData('BenchAccountSealed', d, keys);
   const openNs = Number(clock() - t) / events.length;
-  keys.close();
+  await store.close();
   return { sealNs, openNs };
 }
 
@@ -707,7 +709,7 @@ async function main(): Promise<void> {
     const layer = best(layerRates);
     const adapter = best(adapterRates);
     const layerCost = 1 - layer / adapter;
-    const cpu = sealingCpu(dir);
+    const cpu = await sealingCpu(dir);
     log(`6. sealing: ${WRITERS} concurrent writers x ${EVENTS_PER_WRITER} single-event appends of an account-like event (one subject per writer)`);
     log(`   5 personal and secret fields sealed:  ${padL(fmtRate(sealed), 14)}   (runs: ${runs(sealedRates)})`);
     log(`   the same events, nothing to seal:     ${padL(fmtRate(plain), 14)}   (runs: ${runs(plainRates)})`);

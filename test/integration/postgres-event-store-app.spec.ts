@@ -52,6 +52,28 @@ it('runs the platform on it: orders matched by the engine and projected, the log
   expect(verifyStreamChain(await t.app.get<EventStore>(RAW_EVENT_STORE).readStream(engineStream))).toBeNull();
 });
 
+it("keeps the data subjects' keys beside the log, where every node finds them: a trader's sealed email opens through them", async () => {
+  await registerTrader(t);
+  const registered = (await t.app.get<EventStore>(EVENT_STORE).readAll({ after: 0n, maxCount: 100_000 })).filter((e) => e.type === 'AccountRegistered').at(-1)!;
+  const me = { profile_uuid: registered.stream.replace('identity-account-', ''), email: String(registered.data.email) };
+  expect(me.email).toMatch(/^trader-[0-9a-f]{8}@example\.com$/); // opened on read
+  const c = new Client({ connectionString: TEST_DATABASE_URL });
+  await c.connect();
+  try {
+    const keys = await c.query(`SELECT kid, subject, wrapped IS NOT NULL AS live FROM "${eventSchema}".subject_keys WHERE subject = $1`, [me.profile_uuid]);
+    expect(keys.rows).toEqual([{ kid: expect.stringMatching(/^[0-9a-f]{32}$/), subject: me.profile_uuid, live: true }]);
+    const stored = await c.query(`SELECT data FROM "${eventSchema}".events WHERE type = 'AccountRegistered' AND stream = $1`, [registered.stream]);
+    expect(stored.rows[0].data).toContain(`"kid":"${keys.rows[0].kid}"`);
+    expect(stored.rows[0].data).not.toContain(me.email);
+    expect((await c.query(`SELECT value FROM "${eventSchema}".key_store_meta WHERE name = 'master_key_check'`)).rows).toHaveLength(1);
+  } finally {
+    await c.end();
+  }
+  expect(loadPlatformConfig({ NODE_ENV: 'test', EVENT_STORE_URL: TEST_DATABASE_URL, EVENT_STORE_SCHEMA: eventSchema })).toMatchObject({ subjectKeysUrl: TEST_DATABASE_URL, subjectKeysSchema: eventSchema });
+  expect(loadPlatformConfig({ NODE_ENV: 'test', EVENT_STORE_URL: TEST_DATABASE_URL, SUBJECT_KEYS_SCHEMA: 'keys' })).toMatchObject({ subjectKeysSchema: 'keys' });
+  expect(loadPlatformConfig({ NODE_ENV: 'test' }).subjectKeysUrl).toBeUndefined();
+});
+
 it('refuses two event stores at once, naming the variable', () => {
   expect(() => loadPlatformConfig({ NODE_ENV: 'test', EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113', EVENT_STORE_URL: TEST_DATABASE_URL })).toThrow(/EVENT_STORE_URL: set one event store/);
 });

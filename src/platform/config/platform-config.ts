@@ -56,6 +56,17 @@ export class EnvironmentVariables {
   @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'EVENT_STORE_SCHEMA must be a lower-case SQL identifier' })
   EVENT_STORE_SCHEMA = 'event_store';
 
+  /**
+   * Where the data subjects' keys live when several nodes must share them (postgres://…); by default EVENT_STORE_URL's
+   * database, else DATA_DIR/subject-keys.sqlite. Set it for several nodes on EventStoreDB.
+   */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'SUBJECT_KEYS_URL must be a postgres:// URL' })
+  SUBJECT_KEYS_URL?: string;
+
+  /** The PostgreSQL schema of the subject keys' tables; by default EVENT_STORE_SCHEMA. */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'SUBJECT_KEYS_SCHEMA must be a lower-case SQL identifier' })
+  SUBJECT_KEYS_SCHEMA?: string;
+
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;
 
@@ -316,6 +327,9 @@ export interface PlatformConfig {
   /** The PostgreSQL event store (EVENT_STORE_URL) and its schema. */
   eventStoreUrl?: string;
   eventStoreSchema: string;
+  /** The shared subject-key store (SUBJECT_KEYS_URL, else EVENT_STORE_URL) and its schema; unset: DATA_DIR's file. */
+  subjectKeysUrl?: string;
+  subjectKeysSchema: string;
   databaseUrl?: string;
   databaseSchema?: string;
   kafkaBrokers?: string[];
@@ -388,7 +402,7 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 /** Validates raw environment values; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
-  const extra = ['NODE_ID', 'EVENTSTORE_CONNECTION_STRING', 'EVENT_STORE_URL', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'PRIVACY_MASTER_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
+  const extra = ['NODE_ID', 'EVENTSTORE_CONNECTION_STRING', 'EVENT_STORE_URL', 'SUBJECT_KEYS_URL', 'DATABASE_URL', 'DATABASE_SCHEMA', 'KAFKA_BROKERS', 'SMTP_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'IDENTITY_SECRET_KEY', 'PLATFORM_SECRET_KEY', 'PRIVACY_MASTER_KEY', 'MEMORY_SIGNING_KEY', 'AUDIT_SIGNING_KEY'];
   const picked = Object.fromEntries([...known, ...extra].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
@@ -415,6 +429,8 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING,
     eventStoreUrl: env.EVENT_STORE_URL,
     eventStoreSchema: env.EVENT_STORE_SCHEMA,
+    subjectKeysUrl: env.SUBJECT_KEYS_URL ?? env.EVENT_STORE_URL,
+    subjectKeysSchema: env.SUBJECT_KEYS_SCHEMA ?? env.EVENT_STORE_SCHEMA,
     databaseUrl: env.DATABASE_URL,
     databaseSchema: env.DATABASE_SCHEMA,
     kafkaBrokers: env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),

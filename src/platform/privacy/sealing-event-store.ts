@@ -7,8 +7,8 @@
  */
 import type { JsonObject } from '../commitments/json';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions } from '../event-store/event-store.port';
-import { sealEventData, sealingSubject, unsealEventData, type SealingKeys } from './sealing';
-import { LOG_SEALED, type SubjectKey, type SubjectKeyStore } from './subject-keys';
+import { isSealed, SEALED_VALUES, sealEventData, sealingSubject, unsealEventData } from './sealing';
+import { LOG_SEALED, type SubjectKeyStore } from './subject-keys';
 import { StartupRefused } from '../security/data-dir';
 
 export const RAW_EVENT_STORE = Symbol('RAW_EVENT_STORE');
@@ -19,17 +19,24 @@ export const RAW_EVENT_STORE = Symbol('RAW_EVENT_STORE');
  * store is missing would seal new values under new keys while the old ones are lost. A fresh log is marked at once.
  */
 export async function assertSealedLog(raw: EventStore, keys: SubjectKeyStore): Promise<void> {
-  if (keys.meta(LOG_SEALED) !== null) return;
+  await keys.assertMasterKey();
+  if ((await keys.meta(LOG_SEALED)) !== null) return;
   const head = await raw.headPosition();
   if (head === 0n) {
-    keys.setMeta(LOG_SEALED, `fresh at ${new Date().toISOString()}`);
+    await keys.setMeta(LOG_SEALED, `fresh at ${new Date().toISOString()}`);
     return;
   }
   throw new StartupRefused(
-    `The event log holds ${head} events but DATA_DIR/subject-keys.sqlite does not know it: either the log was written before personal and secret fields were sealed ` +
-      '(stop the platform and run "npm run privacy -- migrate", docs/privacy.md), or the key store of this log was lost (restore DATA_DIR/subject-keys.sqlite and privacy-master.key from backup).',
+    `The event log holds ${head} events but the subject keys in ${keys.rows.where} do not know it: either the log was written before personal and secret fields were sealed ` +
+      '(stop the platform and run "npm run privacy -- migrate", docs/privacy.md), or the key store of this log was lost (restore it and the privacy master key from backup).',
   );
 }
+
+/** The kid an event's sealed values name, or null (nothing sealed). */
+const sealedKid = (e: RecordedEvent): string | null => {
+  const sealed = (e.data as JsonObject)[SEALED_VALUES];
+  return isSealed(sealed) ? sealed.kid : null;
+};
 
 export class SealingEventStore implements EventStore {
   constructor(
@@ -43,13 +50,21 @@ export class SealingEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     // The subjects' keys first: a new subject's key is made (durably) before anything is sealed with it.
-    const subjects = events.map((e) => sealingSubject({ type: e.type, stream, data: e.data, metadata: e.metadata }));
-    const made = new Map<string, SubjectKey>();
-    for (const subject of subjects) {
-      if (subject === null || made.has(subject)) continue;
-      made.set(subject, await this.keys.keyForSoon(subject));
+    const subjects = new Set<string>();
+    for (const e of events) {
+      const subject = sealingSubject({ type: e.type, stream, data: e.data, metadata: e.metadata });
+      if (subject !== null) subjects.add(subject);
     }
-    const keys: SealingKeys = { keyFor: (subject) => made.get(subject) ?? this.keys.keyFor(subject), keyById: (kid) => this.keys.keyById(kid) };
+    if (subjects.size === 0) return this.raw.append(stream, events, expected);
+    const made = await this.keys.keysFor(subjects);
+    const keys = {
+      keyFor: (subject: string) => {
+        const key = made.get(subject);
+        if (!key) throw new Error('a sealed field names a subject its event did not'); // sealingSubject and sealEventData agree
+        return key;
+      },
+      keyById: () => null,
+    };
     const sealed = events.map((e) => {
       const data = sealEventData({ type: e.type, stream, data: e.data, metadata: e.metadata }, keys);
       return data === e.data ? e : { ...e, data };
@@ -58,25 +73,25 @@ export class SealingEventStore implements EventStore {
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
-    return (await this.raw.readStream(stream, options)).map((e) => this.open(e));
+    return this.openAll(await this.raw.readStream(stream, options));
   }
 
   async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
-    return (await this.raw.readAll(options)).map((e) => this.open(e));
+    return this.openAll(await this.raw.readAll(options));
   }
 
   subscribeToAll(options?: SubscribeOptions): EventSubscription {
     const inner = this.raw.subscribeToAll(options);
-    const open = (e: RecordedEvent): RecordedEvent => this.open(e);
+    const openAll = (events: RecordedEvent[]): RecordedEvent[] | Promise<RecordedEvent[]> => this.openAll(events);
     return {
       async *[Symbol.asyncIterator]() {
-        for await (const e of inner) yield open(e);
+        for await (const e of inner) yield (await openAll([e]))[0];
       },
       batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
         const source = inner.batches(maxSize);
         return {
           async *[Symbol.asyncIterator]() {
-            for await (const batch of source) yield batch.map(open);
+            for await (const batch of source) yield await openAll(batch);
           },
         };
       },
@@ -92,8 +107,22 @@ export class SealingEventStore implements EventStore {
     return this.raw.close();
   }
 
-  private open(e: RecordedEvent): RecordedEvent {
-    const data = unsealEventData(e.type, e.data as JsonObject, this.keys);
-    return data === e.data ? e : { ...e, data };
+  /** The events with their sealed values opened; the keys they name fetched first (at once when all are cached). */
+  private openAll(events: RecordedEvent[]): RecordedEvent[] | Promise<RecordedEvent[]> {
+    let kids: Set<string> | undefined;
+    for (const e of events) {
+      const kid = sealedKid(e);
+      if (kid !== null) (kids ??= new Set()).add(kid);
+    }
+    if (!kids) return events;
+    const open = (found: Map<string, Buffer | null>): RecordedEvent[] => {
+      const keys = { keyById: (kid: string) => found.get(kid) ?? null };
+      return events.map((e) => {
+        const data = unsealEventData(e.type, e.data as JsonObject, keys);
+        return data === e.data ? e : { ...e, data };
+      });
+    };
+    const found = this.keys.keysById(kids);
+    return found instanceof Map ? open(found) : found.then(open);
   }
 }

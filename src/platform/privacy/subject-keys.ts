@@ -1,14 +1,16 @@
 /**
  * One data key per data subject (crypto-shredding, docs/privacy.md): the personal and secret fields of events are
  * sealed with the key of the person (or binding) they belong to, and erasing a subject destroys its keys, after which
- * those values cannot be read by anyone. The keys live outside the event log, in their own SQLite file
- * (`DATA_DIR/subject-keys.sqlite`, mode 0600), each wrapped (AES-256-GCM) by the master key `PRIVACY_MASTER_KEY`
- * (or `DATA_DIR/privacy-master.key`), which is never stored in the log or the key file.
+ * those values cannot be read by anyone. The keys live outside the event log, each wrapped (AES-256-GCM) by the master
+ * key `PRIVACY_MASTER_KEY` (or `DATA_DIR/privacy-master.key`), which is never stored with them:
+ * - embedded: their own SQLite file, `DATA_DIR/subject-keys.sqlite` (mode 0600);
+ * - several nodes (issue 29): PostgreSQL tables every node shares (`SUBJECT_KEYS_URL`, by default the PostgreSQL
+ *   event store's database), or a node would not open what another sealed.
+ * This class is the one cache, batching and wrapping in front of either table (SubjectKeyRows).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { StartupRefused } from '../security/data-dir';
+import { SqliteSubjectKeyRows } from './sqlite-subject-keys';
 
 export interface SubjectKey {
   /** 32 hex: names the key in a sealed value (not the subject). */
@@ -16,23 +18,36 @@ export interface SubjectKey {
   key: Buffer;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS subject_keys (
-  kid TEXT PRIMARY KEY,
-  subject TEXT NOT NULL,
-  wrapped BLOB,
-  created_at TEXT NOT NULL,
-  erased_at TEXT
-);
-CREATE INDEX IF NOT EXISTS idx_subject_keys_subject ON subject_keys (subject);
-CREATE TABLE IF NOT EXISTS key_store_meta (
-  name TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-`;
+export interface WrappedKeyRow {
+  kid: string;
+  subject: string;
+  wrapped: Buffer;
+  created_at: string;
+}
+
+/** Where the wrapped keys are kept: rows only; nothing here sees a key in clear. */
+export interface SubjectKeyRows {
+  readonly where: string;
+  /** Each subject's current key: its earliest not erased (two nodes may make one each at once; both stay valid). */
+  currentOf(subjects: string[]): Promise<Map<string, { kid: string; wrapped: Buffer }>>;
+  /** The wrapped keys these kids name, null where erased; a kid never made is absent. */
+  byKids(kids: string[]): Promise<Map<string, Buffer | null>>;
+  /** Stores new keys, skipping a subject that has a current key by then; durably, in one transaction. */
+  insertFirst(rows: WrappedKeyRow[]): Promise<void>;
+  /** Destroys every key of the subject; the kids it had and how many were destroyed now. */
+  erase(subject: string, at: string): Promise<{ kids: string[]; changes: number }>;
+  /** Any one wrapped key (to check a master key against a store made before the check existed). */
+  anyKey(): Promise<{ kid: string; wrapped: Buffer } | null>;
+  meta(name: string): Promise<string | null>;
+  /** Records a fact once; an existing one is kept (several nodes may start together). */
+  setMeta(name: string, value: string): Promise<void>;
+  close(): Promise<void>;
+}
 
 /** key_store_meta: set once the event log is known to seal its personal and secret fields (fresh, or migrated). */
 export const LOG_SEALED = 'log_sealed';
+/** key_store_meta: an HMAC of a fixed text under the master key, so a node with another master key is refused. */
+const MASTER_KEY_CHECK = 'master_key_check';
 
 /**
  * Keys unwrapped once stay in memory (bounded) for CACHE_TTL_MS: an erasure on this node drops them at once, one on
@@ -42,149 +57,185 @@ const CACHE_LIMIT = 10_000;
 const CACHE_TTL_MS = 5_000;
 
 export class SubjectKeyStore {
-  private readonly db: Database.Database;
   private readonly bySubject = new Map<string, SubjectKey & { at: number }>();
-  /** Subjects whose first key is being made, and who waits for it: made together, in one durable transaction. */
-  private creating = new Map<string, Array<{ resolve: (key: SubjectKey) => void; reject: (error: unknown) => void }>>();
-  private flushScheduled = false;
   private readonly byKid = new Map<string, { key: Buffer | null; at: number }>();
-  private readonly stmt: {
-    current: Database.Statement<[string], { kid: string; wrapped: Buffer }>;
-    byKid: Database.Statement<[string], { wrapped: Buffer | null; subject: string }>;
-    insert: Database.Statement<[string, string, Buffer, string]>;
-    erase: Database.Statement<[string, string]>;
-    kidsOf: Database.Statement<[string], { kid: string }>;
-  };
+  /** Subjects whose key is asked for in this turn of the event loop, and who waits: looked up and made together. */
+  private pending = new Map<string, Array<{ resolve: (key: SubjectKey) => void; reject: (error: unknown) => void }>>();
+  private flushScheduled = false;
 
-  constructor(filename: string, private readonly masterKey: Buffer) {
+  constructor(readonly rows: SubjectKeyRows, private readonly masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error('the privacy master key must be 32 bytes');
-    if (filename !== ':memory:') {
-      prepareDataDir(dirname(filename));
-      privateSqliteFiles(filename);
-    }
-    this.db = new Database(filename);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 10000');
-    // Deleted content is overwritten with zeros, so an erased key leaves no copy in the file's free pages.
-    this.db.pragma('secure_delete = ON');
-    this.db.exec(SCHEMA);
-    this.stmt = {
-      current: this.db.prepare('SELECT kid, wrapped FROM subject_keys WHERE subject = ? AND wrapped IS NOT NULL ORDER BY created_at, kid LIMIT 1'),
-      byKid: this.db.prepare('SELECT wrapped, subject FROM subject_keys WHERE kid = ?'),
-      insert: this.db.prepare('INSERT INTO subject_keys (kid, subject, wrapped, created_at) VALUES (?, ?, ?, ?)'),
-      erase: this.db.prepare('UPDATE subject_keys SET wrapped = NULL, erased_at = ? WHERE subject = ? AND wrapped IS NOT NULL'),
-      kidsOf: this.db.prepare('SELECT kid FROM subject_keys WHERE subject = ?'),
-    };
   }
 
-  /** The subject's key, created on first use (a subject erased before gets a new key: what it writes later is new). */
-  keyFor(subject: string): SubjectKey {
-    const known = this.existing(subject);
-    if (known) return known;
-    const kid = randomBytes(16).toString('hex');
-    this.stmt.insert.run(kid, subject, this.wrap(kid, randomBytes(32)), new Date().toISOString());
-    // Two processes may create one each at once: the earliest is the subject's key from then on, both stay valid.
-    return this.existing(subject)!;
-  }
-
-  /** The subject's current key, from the cache or the store; undefined before its first. */
-  private existing(subject: string): SubjectKey | undefined {
-    const cached = this.bySubject.get(subject);
-    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return { kid: cached.kid, key: cached.key };
-    const row = this.stmt.current.get(subject);
-    if (!row) return undefined;
-    const key = { kid: row.kid, key: this.unwrap(row.kid, row.wrapped) };
-    this.remember(subject, key);
-    return key;
+  /** A store in its own SQLite file (one node's DATA_DIR, a CLI, a test). */
+  static inFile(filename: string, masterKey: Buffer): SubjectKeyStore {
+    return new SubjectKeyStore(new SqliteSubjectKeyRows(filename), masterKey);
   }
 
   /**
-   * The subject's key, made on first use like keyFor, but the first keys of the subjects asked for in one turn of the
-   * event loop are made in one transaction: one durable write for a burst of new accounts, not one each.
+   * Refuses a master key other than the one this store's keys are wrapped with (nodes sharing a PostgreSQL key store
+   * must share PRIVACY_MASTER_KEY; a node that made its own key file would fail every read of another's values).
    */
-  keyForSoon(subject: string): SubjectKey | Promise<SubjectKey> {
-    const known = this.existing(subject);
-    if (known) return known;
+  async assertMasterKey(): Promise<void> {
+    const check = createHmac('sha256', this.masterKey).update('subject-key-store master key check v1').digest('hex');
+    const stored = await this.rows.meta(MASTER_KEY_CHECK);
+    if (stored === null) {
+      const any = await this.rows.anyKey();
+      if (any) {
+        try {
+          this.unwrap(any.kid, any.wrapped);
+        } catch {
+          throw this.wrongMasterKey();
+        }
+      }
+      await this.rows.setMeta(MASTER_KEY_CHECK, check);
+      if ((await this.rows.meta(MASTER_KEY_CHECK)) === check) return;
+      throw this.wrongMasterKey();
+    }
+    if (!timingSafeEqual(Buffer.from(stored), Buffer.from(check))) throw this.wrongMasterKey();
+  }
+
+  /** The subject's key, created on first use (a subject erased before gets a new key: what it writes later is new). */
+  keyFor(subject: string): Promise<SubjectKey> {
+    const cached = this.cachedFor(subject);
+    if (cached) return Promise.resolve(cached);
     return new Promise<SubjectKey>((resolve, reject) => {
-      const waiting = this.creating.get(subject);
+      const waiting = this.pending.get(subject);
       if (waiting) waiting.push({ resolve, reject });
-      else this.creating.set(subject, [{ resolve, reject }]);
+      else this.pending.set(subject, [{ resolve, reject }]);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.createPending());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
-  private createPending(): void {
-    this.flushScheduled = false;
-    const batch = this.creating;
-    this.creating = new Map();
-    const now = new Date().toISOString();
-    try {
-      this.db.transaction(() => {
-        for (const subject of batch.keys()) {
-          if (this.stmt.current.get(subject)) continue;
-          const kid = randomBytes(16).toString('hex');
-          this.stmt.insert.run(kid, subject, this.wrap(kid, randomBytes(32)), now);
-        }
-      })();
-    } catch (error) {
-      for (const waiting of batch.values()) for (const w of waiting) w.reject(error);
-      return;
+  /** The keys of these subjects, made where missing: those asked for in one turn share one lookup and one durable write. */
+  async keysFor(subjects: Iterable<string>): Promise<Map<string, SubjectKey>> {
+    const out = new Map<string, SubjectKey>();
+    const waits: Array<Promise<void>> = [];
+    for (const subject of subjects) {
+      if (out.has(subject)) continue;
+      const cached = this.cachedFor(subject);
+      if (cached) out.set(subject, cached);
+      else waits.push(this.keyFor(subject).then((key) => void out.set(subject, key)));
     }
-    for (const [subject, waiting] of batch) {
-      try {
-        const key = this.keyFor(subject);
-        for (const w of waiting) w.resolve(key);
-      } catch (error) {
-        for (const w of waiting) w.reject(error);
-      }
-    }
+    if (waits.length > 0) await Promise.all(waits);
+    return out;
   }
 
   /** The key a sealed value names; null once its subject is erased (or for a kid this store never made). */
-  keyById(kid: string): Buffer | null {
-    const cached = this.byKid.get(kid);
-    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return cached.key;
-    const row = this.stmt.byKid.get(kid);
-    const key = row?.wrapped ? this.unwrap(kid, row.wrapped) : null;
-    if (row) this.byKid.set(kid, { key, at: Date.now() }); // an unknown kid is not cached: another node may have just made it
-    return key;
+  async keyById(kid: string): Promise<Buffer | null> {
+    const found = this.keysById([kid]);
+    return ((found instanceof Map ? found : await found).get(kid)) ?? null;
+  }
+
+  /** The keys these kids name (null: erased or unknown); at once when all are cached, the common case. */
+  keysById(kids: Iterable<string>): Map<string, Buffer | null> | Promise<Map<string, Buffer | null>> {
+    const out = new Map<string, Buffer | null>();
+    let missing: string[] | undefined;
+    const now = Date.now();
+    for (const kid of kids) {
+      if (out.has(kid)) continue;
+      const cached = this.byKid.get(kid);
+      if (cached && now - cached.at < CACHE_TTL_MS) out.set(kid, cached.key);
+      else (missing ??= []).push(kid);
+    }
+    if (!missing) return out;
+    return this.rows.byKids([...new Set(missing)]).then((rows) => {
+      const at = Date.now();
+      for (const kid of missing!) {
+        if (!rows.has(kid)) {
+          out.set(kid, null); // not cached: another node may have just made it
+          continue;
+        }
+        const wrapped = rows.get(kid)!;
+        const key = wrapped ? this.unwrap(kid, wrapped) : null;
+        this.trim();
+        this.byKid.set(kid, { key, at });
+        out.set(kid, key);
+      }
+      return out;
+    });
   }
 
   /** Destroys every key of the subject: what was sealed with them is unreadable from now on. Returns how many. */
-  erase(subject: string, at: Date = new Date()): number {
-    const kids = this.stmt.kidsOf.all(subject).map((r) => r.kid);
-    const changes = this.stmt.erase.run(at.toISOString(), subject).changes;
+  async erase(subject: string, at: Date = new Date()): Promise<number> {
+    const { kids, changes } = await this.rows.erase(subject, at.toISOString());
     this.bySubject.delete(subject);
     for (const kid of kids) this.byKid.set(kid, { key: null, at: Date.now() });
-    // The write-ahead log is folded into the file and emptied, so no page image of the key stays in it.
-    if (changes > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return changes;
   }
 
   /** A fact about the log these keys belong to (key_store_meta), or null. */
-  meta(name: string): string | null {
-    return (this.db.prepare('SELECT value FROM key_store_meta WHERE name = ?').get(name) as { value: string } | undefined)?.value ?? null;
+  meta(name: string): Promise<string | null> {
+    return this.rows.meta(name);
   }
 
-  /** Records a fact once; an existing one is kept (several nodes may start together). */
-  setMeta(name: string, value: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO key_store_meta (name, value) VALUES (?, ?)').run(name, value);
+  setMeta(name: string, value: string): Promise<void> {
+    return this.rows.setMeta(name, value);
   }
 
-  close(): void {
-    this.db.close();
+  close(): Promise<void> {
+    return this.rows.close();
+  }
+
+  private cachedFor(subject: string): SubjectKey | undefined {
+    const cached = this.bySubject.get(subject);
+    return cached && Date.now() - cached.at < CACHE_TTL_MS ? { kid: cached.kid, key: cached.key } : undefined;
+  }
+
+  /** One lookup for the turn's subjects, one durable write for those without a key, one lookup of what won. */
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      const subjects = [...batch.keys()];
+      let current = await this.rows.currentOf(subjects);
+      const absent = subjects.filter((s) => !current.has(s));
+      if (absent.length > 0) {
+        const now = new Date().toISOString();
+        await this.rows.insertFirst(
+          absent.map((subject) => {
+            const kid = randomBytes(16).toString('hex');
+            return { kid, subject, wrapped: this.wrap(kid, randomBytes(32)), created_at: now };
+          }),
+        );
+        // Two nodes may have made one each at once: the earliest is the subject's key from then on.
+        current = new Map([...current, ...(await this.rows.currentOf(absent))]);
+      }
+      for (const [subject, waiting] of batch) {
+        const row = current.get(subject);
+        if (!row) {
+          for (const w of waiting) w.reject(new Error(`no key could be made for a subject (${this.rows.where})`));
+          continue;
+        }
+        const key = { kid: row.kid, key: this.unwrap(row.kid, row.wrapped) };
+        this.remember(subject, key);
+        for (const w of waiting) w.resolve(key);
+      }
+    } catch (error) {
+      for (const waiting of batch.values()) for (const w of waiting) w.reject(error);
+    }
+  }
+
+  private trim(): void {
+    if (this.bySubject.size >= CACHE_LIMIT) this.bySubject.clear();
+    if (this.byKid.size >= CACHE_LIMIT) this.byKid.clear();
   }
 
   private remember(subject: string, key: SubjectKey): void {
-    if (this.bySubject.size >= CACHE_LIMIT) this.bySubject.clear();
-    if (this.byKid.size >= CACHE_LIMIT) this.byKid.clear();
+    this.trim();
     const at = Date.now();
     this.bySubject.set(subject, { ...key, at });
     this.byKid.set(key.kid, { key: key.key, at });
+  }
+
+  private wrongMasterKey(): StartupRefused {
+    return new StartupRefused(
+      `The subject keys in ${this.rows.where} are wrapped by another master key: every node sharing them must be given the same PRIVACY_MASTER_KEY (docs/privacy.md, docs/operations.md).`,
+    );
   }
 
   private wrap(kid: string, key: Buffer): Buffer {

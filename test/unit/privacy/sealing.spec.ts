@@ -3,7 +3,7 @@
  * stored encrypted under their subject's key, opened on read, bound to their field; the chain commits to their digest,
  * so the published form (committedData) verifies without the values and erasing a key changes no commitment.
  */
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -11,9 +11,9 @@ import { canonicalJson, committedData, committedDataJcs, eventCommitment, verify
 import type { JsonObject } from '../../../src/platform/commitments/json';
 import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlite.event-store';
 import { declareEventClasses } from '../../../src/platform/privacy/field-classes';
-import { ERASED_VALUES, isSealed, sealEventData, sealValues, unsealEventData, unsealValues } from '../../../src/platform/privacy/sealing';
+import { ERASED_VALUES, isSealed, sealEventData, sealValues, unsealEventData, unsealValues, type SealingKeys } from '../../../src/platform/privacy/sealing';
 import { SealingEventStore } from '../../../src/platform/privacy/sealing-event-store';
-import { SubjectKeyStore } from '../../../src/platform/privacy/subject-keys';
+import { SubjectKeyStore, type SubjectKey } from '../../../src/platform/privacy/subject-keys';
 import { testMetadata, hex32 } from '../../support/events';
 
 type Sealable =
@@ -30,12 +30,34 @@ declareEventClasses<Sealable>(
 );
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'sealing-'));
-const keysIn = (d: string, master = randomBytes(32)): SubjectKeyStore => new SubjectKeyStore(join(d, 'subject-keys.sqlite'), master);
+const keysIn = (d: string, master = randomBytes(32)): SubjectKeyStore => SubjectKeyStore.inFile(join(d, 'subject-keys.sqlite'), master);
+
+/** The pure functions' view of keys, in memory (the stores behind it: test/contract/subject-key-store.spec.ts). */
+class MemoryKeys implements SealingKeys {
+  private readonly bySubject = new Map<string, SubjectKey>();
+  private readonly byKid = new Map<string, Buffer>();
+  keyFor(subject: string): SubjectKey {
+    let key = this.bySubject.get(subject);
+    if (!key) {
+      key = { kid: randomBytes(16).toString('hex'), key: randomBytes(32) };
+      this.bySubject.set(subject, key);
+      this.byKid.set(key.kid, key.key);
+    }
+    return key;
+  }
+  keyById(kid: string): Buffer | null {
+    return this.byKid.get(kid) ?? null;
+  }
+  erase(subject: string): void {
+    const key = this.bySubject.get(subject);
+    if (key) this.byKid.delete(key.kid);
+    this.bySubject.delete(subject);
+  }
+}
 const registered = (profile: string): JsonObject => ({ profile_uuid: profile, email: 'ada@example.com', password_hash: 'scrypt$abc', device: { name: 'Firefox', platform: 'Linux' }, tags: ['vip'], age: 36 });
 
 describe('sealValues / unsealValues', () => {
-  const keys = keysIn(dir());
-  afterAll(() => keys.close());
+  const keys = new MemoryKeys();
 
   it('round-trips any JSON values together, bound to the event type and the fields: another type, another field set or a changed byte does not open', () => {
     const key = keys.keyFor('p1');
@@ -59,8 +81,7 @@ describe('sealValues / unsealValues', () => {
 });
 
 describe('sealEventData / unsealEventData', () => {
-  const keys = keysIn(dir());
-  afterAll(() => keys.close());
+  const keys = new MemoryKeys();
   const at = (data: JsonObject, type = 'SealableRegistered') => ({ type, stream: 'sealable-1', data, metadata: testMetadata() });
 
   it('seals exactly the personal and secret fields (nulls stay null), under the subject the rule names', () => {
@@ -120,63 +141,6 @@ describe('sealEventData / unsealEventData', () => {
   });
 });
 
-describe('SubjectKeyStore', () => {
-  it('keeps keys in a private file, wrapped by the master key: another master key opens none', () => {
-    const d = dir();
-    const master = randomBytes(32);
-    const keys = keysIn(d, master);
-    const key = keys.keyFor('p1');
-    expect(keys.keyFor('p1')).toEqual(key);
-    expect(statSync(join(d, 'subject-keys.sqlite')).mode & 0o777).toBe(0o600);
-    keys.close();
-    const again = keysIn(d, master);
-    expect(again.keyById(key.kid)).toEqual(key.key);
-    again.close();
-    const wrong = keysIn(d, randomBytes(32));
-    expect(() => wrong.keyById(key.kid)).toThrow();
-    wrong.close();
-  });
-
-  it('erases every key of a subject, for this process and the next; a later write gets a new key', () => {
-    const d = dir();
-    const master = randomBytes(32);
-    const keys = keysIn(d, master);
-    const first = keys.keyFor('p1');
-    const other = keys.keyFor('p2');
-    expect(keys.erase('p1')).toBe(1);
-    expect(keys.keyById(first.kid)).toBeNull();
-    expect(keys.keyById(other.kid)).toEqual(other.key);
-    const next = keys.keyFor('p1');
-    expect(next.kid).not.toBe(first.kid);
-    keys.close();
-    const reopened = keysIn(d, master);
-    expect(reopened.keyById(first.kid)).toBeNull();
-    expect(reopened.keyById(next.kid)).toEqual(next.key);
-    reopened.close();
-  });
-});
-
-describe('SubjectKeyStore across nodes', () => {
-  afterEach(() => jest.restoreAllMocks());
-
-  it("sees another node's erasure within the cache lifetime (5 s)", () => {
-    const d = dir();
-    const master = randomBytes(32);
-    const a = keysIn(d, master);
-    const b = keysIn(d, master);
-    const key = a.keyFor('p1');
-    expect(b.keyById(key.kid)).toEqual(key.key);
-    a.erase('p1');
-    const now = Date.now();
-    jest.spyOn(Date, 'now').mockReturnValue(now + 1000);
-    expect(b.keyById(key.kid)).toEqual(key.key); // still cached
-    jest.spyOn(Date, 'now').mockReturnValue(now + 6000);
-    expect(b.keyById(key.kid)).toBeNull();
-    a.close();
-    b.close();
-  });
-});
-
 describe('SealingEventStore over SQLite', () => {
   it('stores sealed values and commits to them, reads them open, and the stored chain verifies before and after erasure', async () => {
     const d = dir();
@@ -199,10 +163,10 @@ describe('SealingEventStore over SQLite', () => {
     }
     await sub.close();
     expect(live.join()).toContain('prefers email');
-    keys.erase(profile);
+    await keys.erase(profile);
     expect((await store.readStream(stream))[1].data).toEqual({ note: { text: '[erased]', at: 'x' } });
     expect(verifyStreamChain(await raw.readStream(stream))).toBeNull();
     await store.close();
-    keys.close();
+    await keys.close();
   });
 });

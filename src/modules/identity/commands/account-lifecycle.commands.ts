@@ -149,7 +149,7 @@ export class EraseAccountHandler implements ICommandHandler<EraseAccount, Accoun
     const spend = await this.stepUp.authorize(c.step_up_token, 'ACCOUNT_ERASURE', c.principal);
     // The address is given up while it can still be named (after the key goes, the account's email reads as erased).
     await this.commands.execute(this.crypto.emailStream(state.email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: c.profile_uuid });
-    const keys_destroyed = this.keys.erase(c.profile_uuid);
+    const keys_destroyed = await this.keys.erase(c.profile_uuid);
     const outcome = await this.commands.execute(stream, accountDecider, erase(keys_destroyed), { spend });
     return { profile_uuid: c.profile_uuid, status: 'ERASED', reason_code, erased_at: outcome.state.erased_at!, keys_destroyed, version: Number(outcome.version ?? 0n) };
   }
