@@ -68,7 +68,7 @@ export async function runProjectionsCli(argv: string[], config: PlatformConfig, 
   } finally {
     await db.close();
     await store.close();
-    keys.close();
+    await keys.close();
   }
 }
 

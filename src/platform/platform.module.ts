@@ -31,6 +31,7 @@ import { identityOf, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type Le
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
 import { assertSealedLog, RAW_EVENT_STORE, SealingEventStore } from './privacy/sealing-event-store';
 import { SubjectKeyStore } from './privacy/subject-keys';
+import { setLeaseDuration } from './projections/checkpoint.store';
 import { PostgresSubjectKeyRows } from './privacy/postgres-subject-keys';
 import { loadOrCreateKey } from './security/key-file';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
@@ -82,6 +83,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
   ) {}
 
   static forRoot(options: PlatformModuleOptions): DynamicModule {
+    setLeaseDuration(options.config.leaseMs);
     return {
       module: PlatformModule,
       controllers: [HealthController],

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres.event-store';
 import { PostgresSubjectKeyRows } from '../../src/platform/privacy/postgres-subject-keys';
 import { SubjectKeyStore } from '../../src/platform/privacy/subject-keys';
 import { StartupRefused } from '../../src/platform/security/data-dir';
@@ -140,5 +141,22 @@ describe('SubjectKeyStore in a file', () => {
     const keys = remember(SubjectKeyStore.inFile(join(d, 'subject-keys.sqlite'), randomBytes(32)));
     await keys.keyFor('p1');
     expect(statSync(join(d, 'subject-keys.sqlite')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('SubjectKeyStore beside the PostgreSQL event store', () => {
+  it('creates its tables in the event store schema while three nodes create the log there at the same moment', async () => {
+    const schema = `${pgSchema}_both`;
+    schemas.push(schema);
+    const master = randomBytes(32);
+    const logs = Array.from({ length: 3 }, () => new PostgresEventStore({ connectionString: TEST_DATABASE_URL, schema }));
+    const keys = Array.from({ length: 3 }, () => remember(new SubjectKeyStore(new PostgresSubjectKeyRows({ connectionString: TEST_DATABASE_URL, schema }), master)));
+    try {
+      const made = await Promise.all([...logs.map((l) => l.headPosition()), ...keys.map((k) => k.keyFor('p1'))]);
+      expect(made.slice(0, 3)).toEqual([0n, 0n, 0n]);
+      expect(new Set(made.slice(3).map((k) => (k as { kid: string }).kid)).size).toBe(1);
+    } finally {
+      await Promise.all(logs.map((l) => l.close()));
+    }
   });
 });

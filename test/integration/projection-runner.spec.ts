@@ -231,6 +231,38 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     }
   });
 
+  it('follows the stored checkpoint on a node that is only trying the lease (starting), not its own idle one', async () => {
+    await openLedger('ada', ['5']);
+    const otherDb = await testDb.open([testLedgerReadModel]);
+    try {
+      const one = runner();
+      one.start();
+      expect(await one.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
+      // The other node's attempt at the lease hangs, so it stays 'starting' while the wait runs (every standby node
+      // passes through 'starting' at each attempt; a wait begun then must not follow its in-memory checkpoint).
+      const two = runner(new TestLedgerProjector(), otherDb);
+      let letGo: () => void = () => undefined;
+      const attempt = new Promise<void>((resolve) => (letGo = resolve));
+      const acquire = two.checkpoints.acquire.bind(two.checkpoints);
+      jest.spyOn(two.checkpoints, 'acquire').mockImplementation(async (name: string) => {
+        await attempt;
+        return acquire(name);
+      });
+      two.start();
+      await waitUntil(() => two.status()[0].state === 'starting');
+      const id = await openLedger('bob', []);
+      const { position } = await store.append(ledgerStream(id), [newEvent('LedgerCredited', { ledger_id: id, amount: '9' })], 'any');
+      expect(await two.waitFor(position, undefined, 5000)).toBe(true);
+      expect(two.status()[0].state).toBe('starting');
+      letGo();
+      await waitUntil(() => two.status()[0].state === 'standby');
+      await two.stop();
+    } finally {
+      jest.restoreAllMocks();
+      await otherDb.close();
+    }
+  });
+
   it('rolls back a batch whose lease was taken over (fencing) and stands by', async () => {
     await openLedger('ada', ['1']);
     const r = runner();

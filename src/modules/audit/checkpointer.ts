@@ -23,7 +23,7 @@ import type { EventStore } from '../../platform/event-store/event-store.port';
 import { RAW_EVENT_STORE } from '../../platform/privacy/sealing-event-store';
 import { PeriodicJob } from '../../platform/jobs/periodic-job';
 import { MetricsService } from '../../platform/observability/metrics.service';
-import { CheckpointStore, LEASE_MS, LeaseLost } from '../../platform/projections/checkpoint.store';
+import { CheckpointStore, leaseDuration, LeaseLost } from '../../platform/projections/checkpoint.store';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { loadKeyIfPresent, loadOrCreateKey } from '../../platform/security/key-file';
 import {
@@ -139,7 +139,7 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
    */
   async tick(): Promise<SignedCheckpoint[]> {
     if (!this.key) this.key = loadSigningKey(this.config);
-    if (this.state !== 'running' || Date.now() - this.leaseRenewedAt >= LEASE_MS / 3) {
+    if (this.state !== 'running' || Date.now() - this.leaseRenewedAt >= leaseDuration() / 3) {
       try {
         await this.leases.acquire(CHECKPOINT_LEASE);
       } catch (error) {

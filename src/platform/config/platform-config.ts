@@ -166,6 +166,13 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'NODE_ID must be 1-64 of A-Z a-z 0-9 . _ - (e.g. the pod or host name)' })
   NODE_ID?: string;
 
+  /**
+   * How long a lease (each projector, each market's engine, each sweep, the Kafka publisher) outlives its holder's
+   * last renewal (ms): how long its job stands still when the node holding it dies. Every node must use the same.
+   */
+  @Transform(toInt) @IsInt() @Min(3000) @Max(600_000)
+  LEASE_MS = 30_000;
+
   @Transform(toInt) @IsInt() @Min(1) @Max(10000)
   PROJECTION_BATCH_SIZE = 500;
 
@@ -352,6 +359,8 @@ export interface PlatformConfig {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; socketIdleTimeoutMs: number; maxConnections: number };
   idempotencyTtlSeconds: number;
   projectionsAutostart: boolean;
+  /** LEASE_MS: how long a lease outlives its holder's last renewal. */
+  leaseMs: number;
   /** NODE_ID; undefined: DATA_DIR/node.id. */
   nodeId?: string;
   projectionBatchSize: number;
@@ -458,6 +467,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     },
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
     projectionsAutostart: env.PROJECTIONS_AUTOSTART,
+    leaseMs: env.LEASE_MS,
     nodeId: env.NODE_ID,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
     sessionTtlSeconds: env.SESSION_TTL_SECONDS,

@@ -4,11 +4,10 @@
  * rather than kept until autovacuum; WAL archives and base backups still hold it for their retention (docs/privacy.md).
  */
 import { Pool } from 'pg';
+import { MIGRATION_LOCK } from '../event-store/postgres/postgres.event-store';
 import type { SubjectKeyRows, WrappedKeyRow } from './subject-keys';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-/** pg_advisory_lock key for creating the tables (the event store's are its own). */
-const MIGRATION_LOCK = 7_290_029_002;
 
 export interface PostgresSubjectKeyOptions {
   connectionString: string;

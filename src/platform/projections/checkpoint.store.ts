@@ -8,7 +8,20 @@ import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { StateConflict } from '../errors';
 import { isEarlierIncarnation, transientIdentity, type LeaseOwnerIdentity } from './node-identity';
 
-export const LEASE_MS = 30_000;
+export const DEFAULT_LEASE_MS = 30_000;
+let leaseMs = DEFAULT_LEASE_MS;
+
+/**
+ * How long a lease outlives its holder's last renewal (LEASE_MS, 30 s by default): the longest a job stands still
+ * after its node dies, and how long a stalled node may pause before another takes over. Holders renew every third.
+ */
+export const leaseDuration = (): number => leaseMs;
+
+/** Set once at start from the configuration (PlatformModule.forRoot), before any lease is taken. */
+export function setLeaseDuration(ms: number): void {
+  if (!Number.isInteger(ms) || ms < 1000) throw new Error(`a lease must last at least 1000 ms, not ${ms}`);
+  leaseMs = ms;
+}
 
 export class LeaseLost extends StateConflict {
   constructor(name: string) {
@@ -62,7 +75,7 @@ export class CheckpointStore {
       const taken = await this.run(
         tx,
         'UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ? AND (owner IS NULL OR owner = ? OR owner = ? OR lease_until <= ?) RETURNING position',
-        [this.owner, now + LEASE_MS, name, this.owner, displaced, now],
+        [this.owner, now + leaseDuration(), name, this.owner, displaced, now],
       );
       const row = taken.records?.[0] as { position: string } | undefined;
       if (!row) throw new LeaseLost(name);
@@ -76,7 +89,7 @@ export class CheckpointStore {
     const affected = await this.update(
       tx,
       'UPDATE projection_checkpoints SET position = ?, lease_until = ?, updated_at = ? WHERE name = ? AND owner = ?',
-      [position.toString(), now + LEASE_MS, new Date(now).toISOString(), name, this.owner],
+      [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner],
     );
     if (affected !== 1) throw new LeaseLost(name);
   }
@@ -111,7 +124,7 @@ export class CheckpointStore {
   /** Keeps an idle projector's lease alive; false when another process took it. */
   async renew(name: string): Promise<boolean> {
     return this.db.transaction(async (tx) =>
-      (await this.update(tx, 'UPDATE projection_checkpoints SET lease_until = ? WHERE name = ? AND owner = ?', [Date.now() + LEASE_MS, name, this.owner])) === 1,
+      (await this.update(tx, 'UPDATE projection_checkpoints SET lease_until = ? WHERE name = ? AND owner = ?', [Date.now() + leaseDuration(), name, this.owner])) === 1,
     );
   }
 

@@ -5,7 +5,7 @@
  * release it when stopped. The job says how to take the lease, what to do with it and how to cut its work short; the
  * loop owns the state every health check and metric reports.
  */
-import { LEASE_MS, LeaseLost } from './checkpoint.store';
+import { leaseDuration, LeaseLost } from './checkpoint.store';
 
 export type LeaseState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing';
 
@@ -125,7 +125,7 @@ export class LeaseLoop {
         },
         () => undefined,
       );
-    }, LEASE_MS / 3);
+    }, leaseDuration() / 3);
     this.renewTimer.unref();
   }
 
@@ -166,7 +166,7 @@ export class LeaseLoop {
         if (error instanceof LeaseLost || this.lost || this.job.standsBy?.(error)) {
           this.set('standby');
           // Between 3/4 and all of a third of the lease: stand-by nodes do not all ask for a freed lease at once.
-          await this.sleep(Math.ceil((LEASE_MS / 3) * (0.75 + 0.25 * this.random())));
+          await this.sleep(Math.ceil((leaseDuration() / 3) * (0.75 + 0.25 * this.random())));
           continue;
         }
         this.lastError = error instanceof Error ? error.message : String(error);

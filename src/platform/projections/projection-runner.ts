@@ -134,10 +134,14 @@ export class ProjectionRunner {
     return [...this.running.values()].filter((r) => types.some((t) => r.handles.has(t))).map((r) => r.projector.name);
   }
 
-  /** Projectors this process runs: their checkpoints are known here without asking the database. */
+  /**
+   * Projectors this process runs: their checkpoints are known here without asking the database. Only 'running' ones:
+   * a node standing by passes through 'starting' each time it tries the lease (every LEASE_MS/3), and a wait that
+   * began then would have followed an in-memory checkpoint nobody advances (a 503 for X-Min-Position on a node that
+   * does not hold the projector, seen with three nodes). Whoever holds it writes the stored checkpoint.
+   */
   private isLocal(name: string): boolean {
-    const state = this.running.get(name)?.status.state;
-    return state === 'running' || state === 'failing' || state === 'starting' || state === 'rebuilding';
+    return this.running.get(name)?.status.state === 'running';
   }
 
   /**

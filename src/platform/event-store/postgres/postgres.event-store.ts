@@ -65,9 +65,13 @@ interface EventRow {
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-/** Advisory lock keys (one 64-bit key space per database): the append lock and the schema migration lock. */
+/**
+ * Advisory lock keys (one 64-bit key space per database): the append lock and the schema migration lock. The subject
+ * keys' tables are created under the same migration lock: they share the schema by default, and two sessions running
+ * CREATE SCHEMA IF NOT EXISTS at once can still collide on it.
+ */
 const APPEND_LOCK = 0x65766e7473; // 'evnts'
-const MIGRATION_LOCK = 0x65766d6967; // 'evmig'
+export const MIGRATION_LOCK = 0x65766d6967; // 'evmig'
 
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
