@@ -33,6 +33,7 @@ import { assertSealedLog, RAW_EVENT_STORE, SealingEventStore } from './privacy/s
 import { SubjectKeyStore } from './privacy/subject-keys';
 import { setLeaseDuration } from './projections/checkpoint.store';
 import { PostgresSubjectKeyRows } from './privacy/postgres-subject-keys';
+import { subjectKeysInFile } from './privacy/sqlite-subject-keys';
 import { loadOrCreateKey } from './security/key-file';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
 
@@ -59,7 +60,7 @@ export function openSubjectKeys(config: PlatformConfig): SubjectKeyStore {
   const rows = config.subjectKeysUrl
     ? new PostgresSubjectKeyRows({ connectionString: config.subjectKeysUrl, schema: config.subjectKeysSchema })
     : null;
-  return rows ? new SubjectKeyStore(rows, master) : SubjectKeyStore.inFile(join(config.dataDir, 'subject-keys.sqlite'), master);
+  return rows ? new SubjectKeyStore(rows, master) : subjectKeysInFile(join(config.dataDir, 'subject-keys.sqlite'), master);
 }
 
 /** The store as modules and projectors use it (EVENT_STORE): personal and secret fields sealed on append, opened on read. */

@@ -37,7 +37,7 @@ import { TestLedgerProjector, testLedgerReadModel } from '../support/test-ledger
 import { clock, log, pad, padL, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
 import { declareEventClasses } from '../../src/platform/privacy/field-classes';
 import { SealingEventStore } from '../../src/platform/privacy/sealing-event-store';
-import { SubjectKeyStore } from '../../src/platform/privacy/subject-keys';
+import { subjectKeysInFile } from '../../src/platform/privacy/sqlite-subject-keys';
 import { sealEventData, unsealEventData } from '../../src/platform/privacy/sealing';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -68,7 +68,7 @@ function accountEvent(type: 'BenchAccountSealed' | 'BenchAccountPlain', subject:
 
 /** 64 concurrent writers of single-event appends, one data subject each (a person's stream), through the sealing store. */
 async function sealedWriters(dir: string, type: 'BenchAccountSealed' | 'BenchAccountPlain'): Promise<number> {
-  const keys = SubjectKeyStore.inFile(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32));
+  const keys = subjectKeysInFile(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32));
   const store = new SealingEventStore(new SqliteEventStore({ filename: join(dir, 'events.sqlite') }), keys);
   const plan = Array.from({ length: WRITERS }, (_, w) => {
     const subject = hex32();
@@ -93,7 +93,7 @@ async function sealedWriters(dir: string, type: 'BenchAccountSealed' | 'BenchAcc
 /** The bench's order events (nothing to seal) from 64 writers, through the sealing store or the adapter alone. */
 async function orderWriters(dir: string, sealing: boolean): Promise<number> {
   const raw = new SqliteEventStore({ filename: join(dir, 'events.sqlite') });
-  const keys = sealing ? SubjectKeyStore.inFile(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32)) : null;
+  const keys = sealing ? subjectKeysInFile(join(dir, 'subject-keys.sqlite'), crypto.randomBytes(32)) : null;
   const store: EventStore = keys ? new SealingEventStore(raw, keys) : raw;
   const plan = Array.from({ length: WRITERS }, (_, w) => ({ stream: orderStream(), events: Array.from({ length: EVENTS_PER_WRITER }, (_, k) => orderEvent(w * EVENTS_PER_WRITER + k)) }));
   const t = clock();
@@ -108,7 +108,7 @@ async function orderWriters(dir: string, sealing: boolean): Promise<number> {
 
 /** Sealing and opening one event's fields, CPU only (keys cached), per event. */
 async function sealingCpu(dir: string): Promise<{ sealNs: number; openNs: number }> {
-  const store = SubjectKeyStore.inFile(join(dir, 'cpu-keys.sqlite'), crypto.randomBytes(32));
+  const store = subjectKeysInFile(join(dir, 'cpu-keys.sqlite'), crypto.randomBytes(32));
   const subject = hex32();
   const key = await store.keyFor(subject);
   const keys = { keyFor: () => key, keyById: () => key.key };

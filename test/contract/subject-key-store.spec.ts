@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres.event-store';
 import { PostgresSubjectKeyRows } from '../../src/platform/privacy/postgres-subject-keys';
+import { subjectKeysInFile } from '../../src/platform/privacy/sqlite-subject-keys';
 import { SubjectKeyStore } from '../../src/platform/privacy/subject-keys';
 import { StartupRefused } from '../../src/platform/security/data-dir';
 import { TEST_DATABASE_URL } from '../support/databases';
@@ -26,7 +27,7 @@ const backends: Array<[string, () => Place]> = [
     'SQLite file',
     () => {
       const file = join(mkdtempSync(join(tmpdir(), 'subject-keys-')), 'subject-keys.sqlite');
-      return { open: (master) => remember(SubjectKeyStore.inFile(file, master)) };
+      return { open: (master) => remember(subjectKeysInFile(file, master)) };
     },
   ],
   [
@@ -138,7 +139,7 @@ describe.each(backends)('SubjectKeyStore on %s', (_name, place) => {
 describe('SubjectKeyStore in a file', () => {
   it('keeps its keys in a file only its owner can read', async () => {
     const d = mkdtempSync(join(tmpdir(), 'subject-keys-'));
-    const keys = remember(SubjectKeyStore.inFile(join(d, 'subject-keys.sqlite'), randomBytes(32)));
+    const keys = remember(subjectKeysInFile(join(d, 'subject-keys.sqlite'), randomBytes(32)));
     await keys.keyFor('p1');
     expect(statSync(join(d, 'subject-keys.sqlite')).mode & 0o777).toBe(0o600);
   });

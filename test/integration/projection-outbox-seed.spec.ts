@@ -57,6 +57,8 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('seeding a projection outbox
     const r = new ProjectionRunner(store, db, [projector], { batchSize: 50, retryDelayMs: 20, seedPageSize: 2 });
     runners.push(r);
     r.start();
+    // Running: past its start (the seed, or forgetting it); a stored checkpoint at the head alone says nothing of that.
+    await until(async () => r.status()[0].state, (state) => state === 'running');
     expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
     // The checkpoint is known before the seed runs: with Kafka, wait until the outbox counts as kept.
     if (projector.outbox.enabled) await until(async () => (await seedRecord())[0]?.state, (state) => state === 'kept');

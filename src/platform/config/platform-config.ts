@@ -3,34 +3,11 @@
  * the process at start with a message naming it, rather than failing later.
  */
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync } from 'class-validator';
-import { isIP } from 'node:net';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { resolve } from 'node:path';
+import { addressList, emptyToUndefined, IsAddressList, KAFKA_BROKER_LIST, toBool, toInt, toIntSigned } from './env-transforms';
 
-const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
-const toBool = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
-const toIntSigned = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
-/** "10.0.0.1, 10.1.0.0/16, ::1" → ["10.0.0.1", "10.1.0.0/16", "::1"] (empty entries dropped). */
-export const addressList = (text: string): string[] => text.split(',').map((a) => a.trim()).filter(Boolean);
-/** An IP address, or a CIDR range with a prefix length that fits its family. */
-const isAddressOrRange = (entry: string): boolean => {
-  const [address, prefix, ...rest] = entry.split('/');
-  const family = isIP(address ?? '');
-  if (family === 0 || rest.length > 0) return false;
-  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
-};
-const IsAddressList = (): PropertyDecorator =>
-  ValidateBy({
-    name: 'isAddressList',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && addressList(value).every(isAddressOrRange),
-      defaultMessage: () => 'TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges (10.0.0.0/8, ::1)',
-    },
-  });
-const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
-
-/** `host:port` or `[ipv6]:port`, comma-separated, spaces allowed around the commas. */
-const KAFKA_BROKER_LIST = /^\s*(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5}\s*(,\s*(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5}\s*)*$/;
+export { addressList } from './env-transforms';
 
 export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test']) @IsOptional()
@@ -56,10 +33,7 @@ export class EnvironmentVariables {
   @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'EVENT_STORE_SCHEMA must be a lower-case SQL identifier' })
   EVENT_STORE_SCHEMA = 'event_store';
 
-  /**
-   * Where the data subjects' keys live when several nodes must share them (postgres://…); by default EVENT_STORE_URL's
-   * database, else DATA_DIR/subject-keys.sqlite. Set it for several nodes on EventStoreDB.
-   */
+  /** Where the data subjects' keys live so several nodes share them (postgres://…); default EVENT_STORE_URL's, else DATA_DIR. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'SUBJECT_KEYS_URL must be a postgres:// URL' })
   SUBJECT_KEYS_URL?: string;
 
@@ -166,10 +140,7 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'NODE_ID must be 1-64 of A-Z a-z 0-9 . _ - (e.g. the pod or host name)' })
   NODE_ID?: string;
 
-  /**
-   * How long a lease (each projector, each market's engine, each sweep, the Kafka publisher) outlives its holder's
-   * last renewal (ms): how long its job stands still when the node holding it dies. Every node must use the same.
-   */
+  /** How long a single-writer job's lease outlives its holder's last renewal (ms): the failover time. Same on every node. */
   @Transform(toInt) @IsInt() @Min(3000) @Max(600_000)
   LEASE_MS = 30_000;
 
@@ -334,7 +305,7 @@ export interface PlatformConfig {
   /** The PostgreSQL event store (EVENT_STORE_URL) and its schema. */
   eventStoreUrl?: string;
   eventStoreSchema: string;
-  /** The shared subject-key store (SUBJECT_KEYS_URL, else EVENT_STORE_URL) and its schema; unset: DATA_DIR's file. */
+  /** SUBJECT_KEYS_URL (else EVENT_STORE_URL) and its schema; unset: DATA_DIR/subject-keys.sqlite. */
   subjectKeysUrl?: string;
   subjectKeysSchema: string;
   databaseUrl?: string;
@@ -359,7 +330,6 @@ export interface PlatformConfig {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; socketIdleTimeoutMs: number; maxConnections: number };
   idempotencyTtlSeconds: number;
   projectionsAutostart: boolean;
-  /** LEASE_MS: how long a lease outlives its holder's last renewal. */
   leaseMs: number;
   /** NODE_ID; undefined: DATA_DIR/node.id. */
   nodeId?: string;

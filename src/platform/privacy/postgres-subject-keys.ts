@@ -5,7 +5,7 @@
  */
 import { Pool } from 'pg';
 import { MIGRATION_LOCK } from '../event-store/postgres/postgres.event-store';
-import type { SubjectKeyRows, WrappedKeyRow } from './subject-keys';
+import type { SubjectKeyRows, WrappedKeyRow } from './subject-key-rows';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

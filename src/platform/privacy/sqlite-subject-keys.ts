@@ -2,7 +2,8 @@
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
-import type { SubjectKeyRows, WrappedKeyRow } from './subject-keys';
+import type { SubjectKeyRows, WrappedKeyRow } from './subject-key-rows';
+import { SubjectKeyStore } from './subject-keys';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS subject_keys (
@@ -105,4 +106,9 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
   async close(): Promise<void> {
     this.db.close();
   }
+}
+
+/** A store in its own SQLite file (one node's DATA_DIR, a CLI, a test). */
+export function subjectKeysInFile(filename: string, masterKey: Buffer): SubjectKeyStore {
+  return new SubjectKeyStore(new SqliteSubjectKeyRows(filename), masterKey);
 }

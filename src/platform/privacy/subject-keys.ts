@@ -10,39 +10,9 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { StartupRefused } from '../security/data-dir';
-import { SqliteSubjectKeyRows } from './sqlite-subject-keys';
+import type { SubjectKey, SubjectKeyRows } from './subject-key-rows';
 
-export interface SubjectKey {
-  /** 32 hex: names the key in a sealed value (not the subject). */
-  kid: string;
-  key: Buffer;
-}
-
-export interface WrappedKeyRow {
-  kid: string;
-  subject: string;
-  wrapped: Buffer;
-  created_at: string;
-}
-
-/** Where the wrapped keys are kept: rows only; nothing here sees a key in clear. */
-export interface SubjectKeyRows {
-  readonly where: string;
-  /** Each subject's current key: its earliest not erased (two nodes may make one each at once; both stay valid). */
-  currentOf(subjects: string[]): Promise<Map<string, { kid: string; wrapped: Buffer }>>;
-  /** The wrapped keys these kids name, null where erased; a kid never made is absent. */
-  byKids(kids: string[]): Promise<Map<string, Buffer | null>>;
-  /** Stores new keys, skipping a subject that has a current key by then; durably, in one transaction. */
-  insertFirst(rows: WrappedKeyRow[]): Promise<void>;
-  /** Destroys every key of the subject; the kids it had and how many were destroyed now. */
-  erase(subject: string, at: string): Promise<{ kids: string[]; changes: number }>;
-  /** Any one wrapped key (to check a master key against a store made before the check existed). */
-  anyKey(): Promise<{ kid: string; wrapped: Buffer } | null>;
-  meta(name: string): Promise<string | null>;
-  /** Records a fact once; an existing one is kept (several nodes may start together). */
-  setMeta(name: string, value: string): Promise<void>;
-  close(): Promise<void>;
-}
+export type { SubjectKey, SubjectKeyRows, WrappedKeyRow } from './subject-key-rows';
 
 /** key_store_meta: set once the event log is known to seal its personal and secret fields (fresh, or migrated). */
 export const LOG_SEALED = 'log_sealed';
@@ -65,11 +35,6 @@ export class SubjectKeyStore {
 
   constructor(readonly rows: SubjectKeyRows, private readonly masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error('the privacy master key must be 32 bytes');
-  }
-
-  /** A store in its own SQLite file (one node's DATA_DIR, a CLI, a test). */
-  static inFile(filename: string, masterKey: Buffer): SubjectKeyStore {
-    return new SubjectKeyStore(new SqliteSubjectKeyRows(filename), masterKey);
   }
 
   /**

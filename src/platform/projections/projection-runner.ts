@@ -156,7 +156,7 @@ export class ProjectionRunner {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const positions = await this.checkpoints.positions(remote);
-      for (const [name, p] of positions) this.running.get(name)!.status.checkpoint = p;
+      this.followStored(positions);
       if (remote.every((n) => (positions.get(n) ?? 0n) >= position)) return local;
       const left = deadline - Date.now();
       if (left <= 0) return false;
@@ -190,7 +190,15 @@ export class ProjectionRunner {
   /** Refreshes the checkpoints of projectors other nodes run (for lag metrics and health on this node). */
   async refreshRemote(): Promise<void> {
     const remote = this.names.filter((n) => !this.isLocal(n));
-    for (const [name, p] of await this.checkpoints.positions(remote)) this.running.get(name)!.status.checkpoint = p;
+    this.followStored(await this.checkpoints.positions(remote));
+  }
+
+  /**
+   * Shows the stored checkpoints of projectors another node runs. One this node started running meanwhile keeps its
+   * own: it is ahead of what it stored (idle checkpoints are saved lazily), and going back would lose that.
+   */
+  private followStored(positions: Map<string, bigint>): void {
+    for (const [name, p] of positions) if (!this.isLocal(name)) this.running.get(name)!.status.checkpoint = p;
   }
 
   private waitLocal(position: bigint, names: string[], timeoutMs: number): Promise<boolean> {

@@ -13,7 +13,8 @@ import { SqliteEventStore } from '../../../src/platform/event-store/sqlite/sqlit
 import { declareEventClasses } from '../../../src/platform/privacy/field-classes';
 import { ERASED_VALUES, isSealed, sealEventData, sealValues, unsealEventData, unsealValues, type SealingKeys } from '../../../src/platform/privacy/sealing';
 import { SealingEventStore } from '../../../src/platform/privacy/sealing-event-store';
-import { SubjectKeyStore, type SubjectKey } from '../../../src/platform/privacy/subject-keys';
+import { subjectKeysInFile } from '../../../src/platform/privacy/sqlite-subject-keys';
+import type { SubjectKey, SubjectKeyStore } from '../../../src/platform/privacy/subject-keys';
 import { testMetadata, hex32 } from '../../support/events';
 
 type Sealable =
@@ -30,7 +31,7 @@ declareEventClasses<Sealable>(
 );
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'sealing-'));
-const keysIn = (d: string, master = randomBytes(32)): SubjectKeyStore => SubjectKeyStore.inFile(join(d, 'subject-keys.sqlite'), master);
+const keysIn = (d: string, master = randomBytes(32)): SubjectKeyStore => subjectKeysInFile(join(d, 'subject-keys.sqlite'), master);
 
 /** The pure functions' view of keys, in memory (the stores behind it: test/contract/subject-key-store.spec.ts). */
 class MemoryKeys implements SealingKeys {
