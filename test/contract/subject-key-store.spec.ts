@@ -126,6 +126,20 @@ describe.each(backends)('SubjectKeyStore on %s', (_name, place) => {
     expect(await old.meta('master_key_check')).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('records a shared secret the first node brings and refuses another one, naming the variable', async () => {
+    const here = place();
+    const master = randomBytes(32);
+    const derived = randomBytes(32);
+    await here.open(master).assertSharedSecret('IDENTITY_SECRET_KEY', derived);
+    await here.open(master).assertSharedSecret('IDENTITY_SECRET_KEY', Buffer.from(derived));
+    await expect(here.open(master).assertSharedSecret('IDENTITY_SECRET_KEY', randomBytes(32))).rejects.toThrow(StartupRefused);
+    await expect(here.open(master).assertSharedSecret('IDENTITY_SECRET_KEY', randomBytes(32))).rejects.toThrow(/^IDENTITY_SECRET_KEY is not the one this log was written with/);
+    await here.open(master).assertSharedSecret('OTHER_SECRET', randomBytes(32)); // each variable on its own
+    const recorded = await here.open(master).meta('secret_check:IDENTITY_SECRET_KEY');
+    expect(recorded).toMatch(/^[0-9a-f]{64}$/);
+    expect(recorded).not.toContain(derived.toString('hex'));
+  });
+
   it('records a fact once: the first value is kept', async () => {
     const here = place();
     const a = here.open(randomBytes(32));

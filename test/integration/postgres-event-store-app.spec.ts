@@ -3,6 +3,9 @@
  * accepted, matched by the market's engine (which follows the log through the adapter's subscription), read back from
  * the projections; the log dense and chained; the configuration refusing two event stores at once.
  */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadPlatformConfig } from '../../src/platform/config/platform-config';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
@@ -72,6 +75,15 @@ it("keeps the data subjects' keys beside the log, where every node finds them: a
   expect(loadPlatformConfig({ NODE_ENV: 'test', EVENT_STORE_URL: TEST_DATABASE_URL, EVENT_STORE_SCHEMA: eventSchema })).toMatchObject({ subjectKeysUrl: TEST_DATABASE_URL, subjectKeysSchema: eventSchema });
   expect(loadPlatformConfig({ NODE_ENV: 'test', EVENT_STORE_URL: TEST_DATABASE_URL, SUBJECT_KEYS_SCHEMA: 'keys' })).toMatchObject({ subjectKeysSchema: 'keys' });
   expect(loadPlatformConfig({ NODE_ENV: 'test' }).subjectKeysUrl).toBeUndefined();
+});
+
+it('refuses a second node whose identity key differs from the one the log was written with', async () => {
+  const master = readFileSync(join(t.config.dataDir, 'privacy-master.key'), 'utf8').trim();
+  const env = { ...readModels.env(), EVENT_STORE_URL: TEST_DATABASE_URL, EVENT_STORE_SCHEMA: eventSchema, PRIVACY_MASTER_KEY: master };
+  await expect(startTestApp({ ...env, IDENTITY_SECRET_KEY: randomBytes(32).toString('base64') })).rejects.toThrow(/IDENTITY_SECRET_KEY is not the one this log was written with/);
+  const identityKey = readFileSync(join(t.config.dataDir, 'identity.key'), 'utf8').trim();
+  const second = await startTestApp({ ...env, IDENTITY_SECRET_KEY: identityKey });
+  await second.close();
 });
 
 it('refuses two event stores at once, naming the variable', () => {

@@ -197,6 +197,7 @@ afterAll(async () => {
 describe('three API nodes on one PostgreSQL event store (real server processes)', () => {
   const all = (): Node[] => NAMES.map((n) => nodes[n]);
   let traders: Array<{ token: string; home: Node }> = [];
+  let fresh: string[] = [];
   let ethPerp = '';
   let projectorNames: string[] = [];
   let agent: { token: string; binding: string } = { token: '', binding: '' };
@@ -209,6 +210,9 @@ describe('three API nodes on one PostgreSQL event store (real server processes)'
       { token: await person('t3', [c, a, b]), home: c },
       { token: await person('t4', [a, c, b]), home: a },
     ];
+    // Two who take no part in the load: their crossing pair after the failover cannot meet their own resting orders
+    // (self-trade prevention would cancel it).
+    fresh = [await person('t5', [b, a, c]), await person('t6', [c, b, a])];
     const markets = await call(b, 'GET', '/api/v1/api/v1/mtf/markets', { token: traders[1].token });
     expect(markets.status).toBe(200);
     ethPerp = markets.json.response['ETH-PERP'].market_uuid;
@@ -348,9 +352,9 @@ describe('three API nodes on one PostgreSQL event store (real server processes)'
     const newHolder = moved.get(`engine:${ethPerp}`)!.split('#')[0];
     // Matching again: a crossing pair placed on the survivors fills.
     const [s1, s2] = survivors;
-    const sell = await call(s1, 'POST', '/api/v1/trading/orders', { token: traders[1].token, body: { ...ORDER, side: 'SELL', quantity: '0.1', limit_price: '2000' } });
-    const buy = await call(s2, 'POST', '/api/v1/trading/orders', { token: traders[2].token, body: { ...ORDER, side: 'BUY', quantity: '0.1', limit_price: '90000' } });
-    await until(() => call(s2, 'GET', `/api/v1/trading/orders/${buy.json.order_uuid}`, { token: traders[2].token }), (r) => r.json?.status === 'FILLED', 20_000, 'a fill after failover');
+    const sell = await call(s1, 'POST', '/api/v1/trading/orders', { token: fresh[0], body: { ...ORDER, side: 'SELL', quantity: '0.1', limit_price: '2000' } });
+    const buy = await call(s2, 'POST', '/api/v1/trading/orders', { token: fresh[1], body: { ...ORDER, side: 'BUY', quantity: '0.1', limit_price: '90000' } });
+    await until(() => call(s2, 'GET', `/api/v1/trading/orders/${buy.json.order_uuid}`, { token: fresh[1] }), (r) => r.json?.status === 'FILLED', 20_000, 'a fill after failover');
     const matchingAgainMs = Date.now() - killedAt;
     await new Promise((r) => setTimeout(r, 1500));
     stop = true;
@@ -406,11 +410,12 @@ describe('three API nodes on one PostgreSQL event store (real server processes)'
       'every projector at the head',
     );
     const reader = survivors[0];
-    for (const o of acked.orders.filter((_, i) => i % 7 === 0)) {
+    const everyone = [...traders.map((t) => t.token), ...fresh];
+    for (const o of acked.orders.filter((_, i) => i % 7 === 0 || i >= acked.orders.length - 2)) {
       const read = await until(
         async () => {
-          for (const t of traders) {
-            const r = await call(reader, 'GET', `/api/v1/trading/orders/${o.order_uuid}`, { token: t.token, headers: { 'x-min-position': head.toString() } });
+          for (const token of everyone) {
+            const r = await call(reader, 'GET', `/api/v1/trading/orders/${o.order_uuid}`, { token, headers: { 'x-min-position': head.toString() } });
             if (r.status === 200) return r;
           }
           return null;

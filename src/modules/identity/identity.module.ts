@@ -3,6 +3,7 @@
  * provides the platform's PrincipalResolver (the global auth guard) and StepUpVerifier (other modules' step-ups).
  */
 import { PeriodicJob } from '../../platform/jobs/periodic-job';
+import { SubjectKeyStore } from '../../platform/privacy/subject-keys';
 import { Global, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Logger } from 'nestjs-pino';
@@ -109,9 +110,12 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly logger: Logger,
     private readonly crypto: IdentityCrypto,
+    private readonly keys: SubjectKeyStore,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Before anything is appended: a node with another identity key would name email claims differently.
+    await this.keys.assertSharedSecret('IDENTITY_SECRET_KEY', this.crypto.keyCheck);
     await this.bootstrapAdmin();
     this.closureSweep = new PeriodicJob(this.config.closureSweepIntervalMs, () => this.completeDueClosures(), (err) => this.logger.error({ err }, 'closure sweep failed'));
     this.closureSweep.start();

@@ -28,6 +28,8 @@ export class IdentityCrypto {
   private readonly codeKey: Buffer;
   private readonly streamNameKey: Buffer;
   private readonly throttleKey: Buffer;
+  /** Derived from the key to show two nodes hold the same one (SubjectKeyStore.assertSharedSecret), not the key. */
+  readonly keyCheck: Buffer;
 
   constructor(@Inject(PLATFORM_CONFIG) config: PlatformConfig) {
     const key = loadOrCreateKey(config.dataDir, config.identitySecretKey);
@@ -36,6 +38,7 @@ export class IdentityCrypto {
     this.codeKey = createHmac('sha256', key).update('identity/recovery-codes').digest();
     this.streamNameKey = createHmac('sha256', key).update('identity/stream-names').digest();
     this.throttleKey = createHmac('sha256', key).update('identity/throttle-keys').digest();
+    this.keyCheck = createHmac('sha256', key).update('identity/key-check').digest();
   }
 
   /** A throttle counter's key as stored: a keyed hash, so the table never holds an email or an IP address. */

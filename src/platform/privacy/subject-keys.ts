@@ -60,6 +60,23 @@ export class SubjectKeyStore {
     if (!timingSafeEqual(Buffer.from(stored), Buffer.from(check))) throw this.wrongMasterKey();
   }
 
+  /**
+   * Refuses a secret other than the one the log was written with, where a difference would silently break it (a node
+   * with another IDENTITY_SECRET_KEY names email-claim streams differently, so an address could register twice). The
+   * caller passes a value derived from the secret, never the secret; the first node to start records it.
+   */
+  async assertSharedSecret(variable: string, derived: Buffer): Promise<void> {
+    const name = `secret_check:${variable}`;
+    const check = createHmac('sha256', derived).update(`shared secret check v1:${variable}`).digest('hex');
+    await this.rows.setMeta(name, check);
+    const stored = (await this.rows.meta(name)) ?? '';
+    if (stored.length !== check.length || !timingSafeEqual(Buffer.from(stored), Buffer.from(check))) {
+      throw new StartupRefused(
+        `${variable} is not the one this log was written with (recorded in ${this.rows.where}): every node of one log must be given the same ${variable}, and it cannot be changed once the log has events (docs/operations.md).`,
+      );
+    }
+  }
+
   /** The subject's key, created on first use (a subject erased before gets a new key: what it writes later is new). */
   keyFor(subject: string): Promise<SubjectKey> {
     const cached = this.cachedFor(subject);
