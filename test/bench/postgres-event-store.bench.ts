@@ -15,26 +15,19 @@ import 'reflect-metadata';
 import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
-import type { EventMetadata, NewEvent } from '../../src/platform/event-store/event-store.port';
+import type { NewEvent } from '../../src/platform/event-store/event-store.port';
+import { batches, concurrentSingles, metadata, payload, type BenchStore } from './append-workload';
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres.event-store';
 import { newId } from '../../src/platform/context/request-context';
-import { clock, log, pad, padL, printSummary, runBenchmark, scaled, seconds } from './report';
+import { log, pad, padL, printSummary, runBenchmark, scaled } from './report';
 
 const BASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const WRITERS = 64;
 const PER_WRITER = scaled(60);
 const BATCHES = scaled(60);
 
-const metadata: EventMetadata = { tenant_uuid: null, workspace_uuid: null, actor: { type: 'system', reference: 'bench' }, correlation_id: 'c'.repeat(32), causation_id: null, request_id: null, schema_version: 1 };
-const payload = (i: number) => ({ amount: `${i}.50`, currency: 'EUR', note: 'benchmark credit of a ledger account', reference: `ref-${i}` });
 
-interface Store {
-  appendOne(stream: string, i: number, expected: bigint | null): Promise<void>;
-  appendBatch(stream: string, n: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-function ours(url: string): Store {
+function ours(url: string): BenchStore {
   const store = new PostgresEventStore({ connectionString: url, schema: 'platform', poolSize: 10 });
   const event = (i: number): NewEvent => ({ event_id: newId(), type: 'Credited', data: payload(i), metadata });
   return {
@@ -44,7 +37,7 @@ function ours(url: string): Store {
   };
 }
 
-function emmett(url: string): Store {
+function emmett(url: string): BenchStore {
   const store = getPostgreSQLEventStore(url, { schema: { autoMigration: 'CreateOrUpdate' } });
   const event = (i: number) => ({ type: 'Credited', data: payload(i), metadata: { correlation_id: metadata.correlation_id } });
   return {
@@ -52,23 +45,6 @@ function emmett(url: string): Store {
     appendBatch: async (stream, n) => void (await store.appendToStream(stream, Array.from({ length: n }, (_, i) => event(i)), { expectedStreamVersion: 'STREAM_DOES_NOT_EXIST' })),
     close: () => store.close(),
   };
-}
-
-async function concurrentSingles(store: Store, tag: string): Promise<number> {
-  const started = clock();
-  await Promise.all(
-    Array.from({ length: WRITERS }, async (_, w) => {
-      const stream = `single-${tag}-${w}`;
-      for (let i = 0; i < PER_WRITER; i++) await store.appendOne(stream, i, i === 0 ? null : BigInt(i - 1));
-    }),
-  );
-  return (WRITERS * PER_WRITER) / seconds(started);
-}
-
-async function batches(store: Store, tag: string): Promise<number> {
-  const started = clock();
-  for (let b = 0; b < BATCHES; b++) await store.appendBatch(`batch-${tag}-${b}`, 100);
-  return (BATCHES * 100) / seconds(started);
 }
 
 async function withDatabase<T>(run: (url: string) => Promise<T>): Promise<T> {
@@ -105,8 +81,8 @@ async function main(): Promise<void> {
         const store = open(url);
         try {
           await store.appendOne(`warm-${round}`, 0, null); // schema creation and connections outside the clock
-          const single = await concurrentSingles(store, `${round}`);
-          const batch = await batches(store, `${round}`);
+          const single = await concurrentSingles(store, `${round}`, WRITERS, PER_WRITER);
+          const batch = await batches(store, `${round}`, BATCHES);
           log(`  round ${round + 1} ${pad(name, 7)} singles ${padL(Math.round(single).toLocaleString('en-US'), 8)} ev/s   batches ${padL(Math.round(batch).toLocaleString('en-US'), 8)} ev/s`);
           if (name === 'ours') {
             best.oursSingle = Math.max(best.oursSingle, single);

@@ -20,26 +20,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventMetadata, NewEvent } from '../../src/platform/event-store/event-store.port';
+import type { NewEvent } from '../../src/platform/event-store/event-store.port';
+import { batches, concurrentSingles, metadata, payload, type BenchStore } from './append-workload';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
 import { newId } from '../../src/platform/context/request-context';
-import { clock, log, pad, padL, printSummary, runBenchmark, scaled, seconds } from './report';
+import { clock, log, pad, printSummary, runBenchmark, scaled, seconds } from './report';
 
 const WRITERS = 64;
 const PER_WRITER = scaled(40);
 const BATCHES = scaled(60);
 const SEQUENTIAL = scaled(600);
 
-const metadata: EventMetadata = { tenant_uuid: null, workspace_uuid: null, actor: { type: 'system', reference: 'bench' }, correlation_id: 'c'.repeat(32), causation_id: null, request_id: null, schema_version: 1 };
-const payload = (i: number) => ({ amount: `${i}.50`, currency: 'EUR', note: 'benchmark credit of a ledger account', reference: `ref-${i}` });
 
-interface Store {
-  appendOne(stream: string, i: number, expected: bigint | null): Promise<void>;
-  appendBatch(stream: string, n: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-function ours(file: string): Store {
+function ours(file: string): BenchStore {
   const store = new SqliteEventStore({ filename: file });
   const event = (i: number): NewEvent => ({ event_id: newId(), type: 'Credited', data: payload(i), metadata });
   return {
@@ -55,7 +48,7 @@ type EmmettSqlite = {
   };
 };
 
-function emmett(lib: EmmettSqlite, file: string): Store {
+function emmett(lib: EmmettSqlite, file: string): BenchStore {
   const store = lib.getSQLiteEventStore({ fileName: file, schema: { autoMigration: 'CreateOrUpdate' } });
   const event = (i: number) => ({ type: 'Credited', data: payload(i), metadata: { correlation_id: metadata.correlation_id } });
   return {
@@ -64,17 +57,6 @@ function emmett(lib: EmmettSqlite, file: string): Store {
     appendBatch: async (stream, n) => void (await store.appendToStream(stream, Array.from({ length: n }, (_, i) => event(i)), { expectedStreamVersion: 'STREAM_DOES_NOT_EXIST' })),
     close: async () => undefined, // it closes its connection after every operation
   };
-}
-
-async function concurrentSingles(store: Store, tag: string): Promise<number> {
-  const started = clock();
-  await Promise.all(
-    Array.from({ length: WRITERS }, async (_, w) => {
-      const stream = `single-${tag}-${w}`;
-      for (let i = 0; i < PER_WRITER; i++) await store.appendOne(stream, i, i === 0 ? null : BigInt(i - 1));
-    }),
-  );
-  return (WRITERS * PER_WRITER) / seconds(started);
 }
 
 /** Scenario 1 on Emmett, on a store and file of its own: every writer runs to its end or its first failure. */
@@ -101,16 +83,10 @@ async function emmettConcurrentAttempt(lib: EmmettSqlite, file: string): Promise
   return `fails: ${appended} of ${WRITERS * PER_WRITER} appends landed, ${[...failures].map(([code, n]) => `${n} writers stopped by ${code}`).join(', ')}`;
 }
 
-async function sequentialSingles(store: Store, tag: string): Promise<number> {
+async function sequentialSingles(store: BenchStore, tag: string): Promise<number> {
   const started = clock();
   for (let i = 0; i < SEQUENTIAL; i++) await store.appendOne(`seq-${tag}`, i, i === 0 ? null : BigInt(i - 1));
   return SEQUENTIAL / seconds(started);
-}
-
-async function batches(store: Store, tag: string): Promise<number> {
-  const started = clock();
-  for (let b = 0; b < BATCHES; b++) await store.appendBatch(`batch-${tag}-${b}`, 100);
-  return (BATCHES * 100) / seconds(started);
 }
 
 /** Emmett-SQLite's package, installed (and its binding built) by the peer script; null with the reason when it cannot be. */
@@ -141,9 +117,9 @@ async function main(): Promise<void> {
       const o = ours(join(dir, `ours-${round}.sqlite`));
       try {
         await o.appendOne(`warm-${round}`, 0, null);
-        best.oursConcurrent = Math.max(best.oursConcurrent, await concurrentSingles(o, `${round}`));
+        best.oursConcurrent = Math.max(best.oursConcurrent, await concurrentSingles(o, `${round}`, WRITERS, PER_WRITER));
         best.oursSequential = Math.max(best.oursSequential, await sequentialSingles(o, `${round}`));
-        best.oursBatch = Math.max(best.oursBatch, await batches(o, `${round}`));
+        best.oursBatch = Math.max(best.oursBatch, await batches(o, `${round}`, BATCHES));
       } finally {
         await o.close();
       }
@@ -151,7 +127,7 @@ async function main(): Promise<void> {
       const e = emmett(peer.lib, join(dir, `emmett-${round}.sqlite`));
       await e.appendOne(`warm-${round}`, 0, null);
       best.emmettSequential = Math.max(best.emmettSequential, await sequentialSingles(e, `${round}`));
-      best.emmettBatch = Math.max(best.emmettBatch, await batches(e, `${round}`));
+      best.emmettBatch = Math.max(best.emmettBatch, await batches(e, `${round}`, BATCHES));
       log(`  round ${round + 1}: ours ${pad(`${Math.round(best.oursConcurrent)}`, 7)} concurrent, ${pad(`${Math.round(best.oursSequential)}`, 6)} one writer, ${pad(`${Math.round(best.oursBatch)}`, 7)} batched ev/s; Emmett ${pad(`${Math.round(best.emmettSequential)}`, 6)} one writer, ${Math.round(best.emmettBatch)} batched ev/s`);
     }
   } finally {

@@ -6,21 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/ports';
 
 const ROOT = join(__dirname, '../..');
 const HOOK = join(ROOT, 'test/support/audit-ts-hook.js');
 const PASSWORD = 'Restart-Password-2026';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 describe('kill -9 under load and restart (real server process)', () => {
   let dataDir: string;

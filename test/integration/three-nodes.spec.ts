@@ -14,7 +14,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -26,6 +25,8 @@ import type { RecordedEvent } from '../../src/platform/event-store/event-store.p
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres.event-store';
 import { TEST_DATABASE_URL } from '../support/databases';
 import { hex32 } from '../support/events';
+import { freePort } from '../support/ports';
+import { until } from '../support/traders';
 
 const ROOT = join(__dirname, '../..');
 const HOOK = join(ROOT, 'test/support/audit-ts-hook.js');
@@ -65,14 +66,6 @@ interface Node {
   process: ChildProcess | null;
   log: string;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const nodes = {} as Record<NodeName, Node>;
 
@@ -117,17 +110,6 @@ async function untilReady(node: Node, timeoutMs: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${node.name} not ready within ${timeoutMs} ms; its log:\n${node.log.slice(-4000)}`);
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const started = Date.now();
-  let last: T | undefined;
-  while (Date.now() - started < timeoutMs) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last seen ${JSON.stringify(last, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
 }
 
 async function sql<T extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {

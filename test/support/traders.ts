@@ -23,11 +23,11 @@ export async function adminHeaders(t: TestApp): Promise<Headers> {
 }
 
 /** Polls `read` until `done` holds (the engine decides asynchronously); fails with the last value seen. */
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 5000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = await read();
   while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms; last value: ${JSON.stringify(last, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
     await new Promise((r) => setTimeout(r, 20));
     last = await read();
   }

@@ -3,11 +3,10 @@
  * An erasure sets the wrapped key to NULL and then vacuums the table, so the old row version's space is reclaimed
  * rather than kept until autovacuum; WAL archives and base backups still hold it for their retention (docs/privacy.md).
  */
-import { Pool } from 'pg';
-import { MIGRATION_LOCK } from '../event-store/postgres/postgres.event-store';
+import type { Pool } from 'pg';
+import { assertSchemaName, migrateSchema, openPool } from '../postgres-schema';
 import type { SubjectKeyRows, WrappedKeyRow } from './subject-key-rows';
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export interface PostgresSubjectKeyOptions {
   connectionString: string;
@@ -23,38 +22,27 @@ export class PostgresSubjectKeyRows implements SubjectKeyRows {
   private readonly ready: Promise<void>;
 
   constructor(private readonly options: PostgresSubjectKeyOptions) {
-    if (!SCHEMA_NAME.test(options.schema)) throw new Error(`not a schema name: ${options.schema}`);
+    assertSchemaName(options.schema);
     this.where = `PostgreSQL schema "${options.schema}"`;
     this.keys = `"${options.schema}".subject_keys`;
     this.metaTable = `"${options.schema}".key_store_meta`;
-    this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 4 });
-    // An idle client's error (the server restarted) must not bring the process down; the next query reconnects.
-    this.pool.on('error', () => undefined);
+    this.pool = openPool(options.connectionString, options.poolSize ?? 4);
     this.ready = this.migrate();
     this.ready.catch(() => undefined);
   }
 
-  private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      try {
-        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.options.schema}"`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.keys} (
-          kid text PRIMARY KEY,
-          subject text NOT NULL,
-          wrapped bytea,
-          created_at text NOT NULL,
-          erased_at text
-        )`);
-        await client.query(`CREATE INDEX IF NOT EXISTS subject_keys_subject ON ${this.keys} (subject)`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.metaTable} (name text PRIMARY KEY, value text NOT NULL)`);
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
-      }
-    } finally {
-      client.release();
-    }
+  private migrate(): Promise<void> {
+    return migrateSchema(this.pool, this.options.schema, [
+      `CREATE TABLE IF NOT EXISTS ${this.keys} (
+        kid text PRIMARY KEY,
+        subject text NOT NULL,
+        wrapped bytea,
+        created_at text NOT NULL,
+        erased_at text
+      )`,
+      `CREATE INDEX IF NOT EXISTS subject_keys_subject ON ${this.keys} (subject)`,
+      `CREATE TABLE IF NOT EXISTS ${this.metaTable} (name text PRIMARY KEY, value text NOT NULL)`,
+    ]);
   }
 
   async currentOf(subjects: string[]): Promise<Map<string, { kid: string; wrapped: Buffer }>> {

@@ -43,8 +43,8 @@ export class SubjectKeyStore {
    */
   async assertMasterKey(): Promise<void> {
     const check = createHmac('sha256', this.masterKey).update('subject-key-store master key check v1').digest('hex');
-    const stored = await this.rows.meta(MASTER_KEY_CHECK);
-    if (stored === null) {
+    if ((await this.rows.meta(MASTER_KEY_CHECK)) === null) {
+      // A store made before the check existed: its keys say which master key is right.
       const any = await this.rows.anyKey();
       if (any) {
         try {
@@ -53,11 +53,8 @@ export class SubjectKeyStore {
           throw this.wrongMasterKey();
         }
       }
-      await this.rows.setMeta(MASTER_KEY_CHECK, check);
-      if ((await this.rows.meta(MASTER_KEY_CHECK)) === check) return;
-      throw this.wrongMasterKey();
     }
-    if (!timingSafeEqual(Buffer.from(stored), Buffer.from(check))) throw this.wrongMasterKey();
+    await this.assertRecorded(MASTER_KEY_CHECK, check, () => this.wrongMasterKey());
   }
 
   /**
@@ -66,15 +63,19 @@ export class SubjectKeyStore {
    * caller passes a value derived from the secret, never the secret; the first node to start records it.
    */
   async assertSharedSecret(variable: string, derived: Buffer): Promise<void> {
-    const name = `secret_check:${variable}`;
     const check = createHmac('sha256', derived).update(`shared secret check v1:${variable}`).digest('hex');
+    await this.assertRecorded(`secret_check:${variable}`, check, () =>
+      new StartupRefused(
+        `${variable} is not the one this log was written with (recorded in ${this.rows.where}): every node of one log must be given the same ${variable}, and it cannot be changed once the log has events (docs/operations.md).`,
+      ),
+    );
+  }
+
+  /** Records the check once (the first node's wins) and refuses when the recorded one is another. */
+  private async assertRecorded(name: string, check: string, refusal: () => StartupRefused): Promise<void> {
     await this.rows.setMeta(name, check);
     const stored = (await this.rows.meta(name)) ?? '';
-    if (stored.length !== check.length || !timingSafeEqual(Buffer.from(stored), Buffer.from(check))) {
-      throw new StartupRefused(
-        `${variable} is not the one this log was written with (recorded in ${this.rows.where}): every node of one log must be given the same ${variable}, and it cannot be changed once the log has events (docs/operations.md).`,
-      );
-    }
+    if (stored.length !== check.length || !timingSafeEqual(Buffer.from(stored), Buffer.from(check))) throw refusal();
   }
 
   /** The subject's key, created on first use (a subject erased before gets a new key: what it writes later is new). */

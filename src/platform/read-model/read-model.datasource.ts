@@ -8,6 +8,7 @@ import { OutboxSeeds1764000009500 } from './migrations/1764000009500-OutboxSeeds
 import { PlatformTables1764000000000 } from './migrations/1764000000000-PlatformTables';
 import type { ReadModelDefinition } from './read-model.definition';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
+import { underSchemaLock } from '../postgres-schema';
 
 export interface ReadModelDatabaseOptions {
   dataDir: string;
@@ -108,28 +109,28 @@ async function openMigratedDataSource(options: ReadModelDatabaseOptions): Promis
   const ds = new DataSource(readModelDataSourceOptions(options));
   if (options.databaseUrl && options.schema) {
     // The schema must exist before TypeORM looks for its migrations table in it.
-    const bootstrap = new DataSource({ type: 'postgres', url: options.databaseUrl });
+    // Under the schema lock: nodes starting together on a fresh database would otherwise collide on creating it.
+    const bootstrap = new DataSource({ type: 'postgres', url: options.databaseUrl, extra: { max: 1 } });
     await bootstrap.initialize();
-    await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
-    await bootstrap.destroy();
+    try {
+      const schema = options.schema;
+      await underSchemaLock((sql, params) => bootstrap.query(sql, params), () => bootstrap.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`));
+    } finally {
+      await bootstrap.destroy();
+    }
   }
   await ds.initialize();
   if (ds.options.type !== 'postgres') {
     await ds.runMigrations({ transaction: 'each' });
     return ds;
   }
-  // Nodes starting together take turns: an advisory lock (held by one session) around the migrations.
+  // Nodes starting together take turns: the schema lock (held by one session) around the migrations.
   const lock = ds.createQueryRunner();
   await lock.connect();
   try {
-    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await ds.runMigrations({ transaction: 'each' });
+    await underSchemaLock((sql, params) => lock.query(sql, params), () => ds.runMigrations({ transaction: 'each' }));
   } finally {
-    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await lock.release();
   }
   return ds;
 }
-
-/** Arbitrary, fixed: the advisory-lock key of read-model migrations. */
-const MIGRATION_LOCK = 764_000_001;

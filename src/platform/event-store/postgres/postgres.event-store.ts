@@ -31,6 +31,7 @@ import {
   type SubscribeOptions,
 } from '../event-store.port';
 import { CommitWaiters, LogSubscription } from '../log-subscription';
+import { assertSchemaName, migrateSchema, openPool } from '../../postgres-schema';
 
 export interface PostgresEventStoreOptions {
   connectionString: string;
@@ -64,14 +65,8 @@ interface EventRow {
   previous_event_commitment: string | null;
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-/**
- * Advisory lock keys (one 64-bit key space per database): the append lock and the schema migration lock. The subject
- * keys' tables are created under the same migration lock: they share the schema by default, and two sessions running
- * CREATE SCHEMA IF NOT EXISTS at once can still collide on it.
- */
+/** Advisory lock key of appends (one 64-bit key space per database; schema creation has its own, postgres-schema.ts). */
 const APPEND_LOCK = 0x65766e7473; // 'evnts'
-export const MIGRATION_LOCK = 0x65766d6967; // 'evmig'
 
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
@@ -91,43 +86,32 @@ export class PostgresEventStore implements EventStore {
 
   constructor(private readonly options: PostgresEventStoreOptions) {
     this.schema = options.schema ?? 'event_store';
-    if (!SCHEMA_NAME.test(this.schema)) throw new Error(`not a schema name: ${this.schema}`);
+    assertSchemaName(this.schema);
     this.table = `"${this.schema}".events`;
     this.channel = `events_${this.schema}`;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.batchSize = options.subscriptionBatchSize ?? 512;
-    this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
-    // An idle client's error (the server restarted) must not bring the process down; the next query reconnects.
-    this.pool.on('error', () => undefined);
+    this.pool = openPool(options.connectionString, options.poolSize ?? 10);
     this.ready = this.migrate();
     this.ready.catch(() => undefined);
   }
 
-  private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      try {
-        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
-          position bigint PRIMARY KEY,
-          event_id text NOT NULL UNIQUE,
-          stream text NOT NULL,
-          revision bigint NOT NULL,
-          type text NOT NULL,
-          occurred_at text NOT NULL,
-          data text NOT NULL,
-          metadata text NOT NULL,
-          event_commitment text NOT NULL,
-          previous_event_commitment text,
-          UNIQUE (stream, revision)
-        )`);
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
-      }
-    } finally {
-      client.release();
-    }
+  private migrate(): Promise<void> {
+    return migrateSchema(this.pool, this.schema, [
+      `CREATE TABLE IF NOT EXISTS ${this.table} (
+        position bigint PRIMARY KEY,
+        event_id text NOT NULL UNIQUE,
+        stream text NOT NULL,
+        revision bigint NOT NULL,
+        type text NOT NULL,
+        occurred_at text NOT NULL,
+        data text NOT NULL,
+        metadata text NOT NULL,
+        event_commitment text NOT NULL,
+        previous_event_commitment text,
+        UNIQUE (stream, revision)
+      )`,
+    ]);
   }
 
   // ---------------------------------------------------------------------------------------------------- append
