@@ -1,5 +1,7 @@
 /** Reading over HTTP after real trades: order_meta, trade_meta, orderbook depth, market_history candles, positions. */
 import { startTestApp, type TestApp } from '../support/app';
+import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { hex32 } from '../support/events';
 import { registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
 
@@ -40,6 +42,32 @@ describe('MTF reads', () => {
     expect(meta.trades).toHaveLength(2);
     expect((await get(outsider, `/api/v1/api/v1/mtf/order_meta?order_uuid=${ids.take}`)).statusCode).toBe(404);
     expect((await get(taker, '/api/v1/api/v1/mtf/order_meta?order_uuid=nope')).statusCode).toBe(400);
+  });
+
+  it('never shows a FILLED order without its fills: when the trades projector lags the orders projector, the read waits for it', async () => {
+    const db = t.app.get(ReadModelDatabase);
+    const runner = t.app.get(ProjectionRunner);
+    const trades: Array<Record<string, unknown>> = await db.reader.query('SELECT * FROM mtf_trades WHERE taker_order_uuid = ?', [ids.take]);
+    expect(trades).toHaveLength(2);
+    // The trades projector "behind": its rows gone until the read waits for it, when they come back (as it catches up).
+    await db.transaction((tx) => tx.query('DELETE FROM mtf_trades WHERE taker_order_uuid = ?', [ids.take]));
+    const caughtUp = jest.spyOn(runner, 'waitFor').mockImplementationOnce(async () => {
+      await db.transaction(async (tx) => {
+        for (const row of trades) await tx.query(`INSERT INTO mtf_trades (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row).map(() => '?').join(', ')})`, Object.values(row));
+      });
+      return true;
+    });
+    try {
+      const meta = (await get(taker, `/api/v1/api/v1/mtf/order_meta?order_uuid=${ids.take}`)).json().response;
+      expect(meta.order.status).toBe('FILLED');
+      expect(meta.trades.map((x: { trade_uuid: string }) => x.trade_uuid).sort()).toEqual(trades.map((x) => x.trade_uuid).sort());
+      expect(caughtUp).toHaveBeenCalledWith(expect.any(BigInt), ['trading-trades'], 2000);
+      // Caught up: no wait at all.
+      await get(taker, `/api/v1/api/v1/mtf/order_meta?order_uuid=${ids.take}`);
+      expect(caughtUp).toHaveBeenCalledTimes(1);
+    } finally {
+      caughtUp.mockRestore();
+    }
   });
 
   it('trade_meta shows a trade to its parties, each with their own side and role, to nobody else', async () => {

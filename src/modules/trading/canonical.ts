@@ -14,6 +14,7 @@ import { OrderNotFound, orderDecider, orderStream, type OrderType, type TimeInFo
 import type { CancelOutcome } from './cancels';
 import { ListPositions, loadOrderMeta, type PositionRecord } from './reads';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import type { TriggerSource } from './domain/mark-price';
 
 const ORDER_TYPES: readonly OrderType[] = ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'];
@@ -176,11 +177,12 @@ export class GetCanonicalOrder {
 export class GetCanonicalOrderHandler implements IQueryHandler<GetCanonicalOrder, Record<string, unknown>> {
   constructor(
     private readonly db: ReadModelDatabase,
+    private readonly runner: ProjectionRunner,
     private readonly commands: CommandExecutor,
   ) {}
 
   async execute({ principal, order_uuid }: GetCanonicalOrder): Promise<Record<string, unknown>> {
-    const { row, meta } = await loadOrderMeta(this.db, principal, order_uuid);
+    const { row, meta } = await loadOrderMeta(this.db, this.runner, principal, order_uuid);
     const { state, version } = await this.commands.load(orderStream(order_uuid), orderDecider);
     const placement = state.placement;
     if (!placement || placement.profile_uuid !== principal.profile_uuid || version === null) throw new OrderNotFound();

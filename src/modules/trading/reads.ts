@@ -8,6 +8,7 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
 import { PlatformError } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
+import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import type { PositionRow } from '../../../projections/trading-positions/trading-positions.read-model';
 import { positionSide, type PositionSide } from './domain/position';
@@ -82,29 +83,41 @@ export interface OrderMeta {
   trades: TradeRecord[];
 }
 
+const ORDERS_PROJECTOR = 'trading-orders';
+const TRADES_PROJECTOR = 'trading-trades';
+
 export class GetOrderMeta {
   constructor(readonly principal: Principal, readonly order_uuid: string) {}
 }
 
 @QueryHandler(GetOrderMeta)
 export class GetOrderMetaHandler implements IQueryHandler<GetOrderMeta, OrderMeta> {
-  constructor(private readonly db: ReadModelDatabase) {}
+  constructor(
+    private readonly db: ReadModelDatabase,
+    private readonly runner: ProjectionRunner,
+  ) {}
 
   async execute({ principal, order_uuid }: GetOrderMeta): Promise<OrderMeta> {
-    return (await loadOrderMeta(this.db, principal, order_uuid)).meta;
+    return (await loadOrderMeta(this.db, this.runner, principal, order_uuid)).meta;
   }
 }
 
 /** The one read of an order: its row (the caller's own, else 404) and what its trades add up to. */
-export async function loadOrderMeta(db: ReadModelDatabase, principal: Principal, order_uuid: string): Promise<{ row: OrderRow; meta: OrderMeta }> {
+export async function loadOrderMeta(db: ReadModelDatabase, runner: ProjectionRunner, principal: Principal, order_uuid: string): Promise<{ row: OrderRow; meta: OrderMeta }> {
   {
     const rows: OrderRow[] = await db.reader.query(db.sql('SELECT * FROM mtf_orders WHERE order_uuid = ? AND profile_uuid = ?'), [order_uuid, principal.profile_uuid]);
     if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such order.');
     const row = rows[0];
-    const trades: TradeRow[] = await db.reader.query(
-      db.sql('SELECT * FROM mtf_trades WHERE maker_order_uuid = ? OR taker_order_uuid = ? ORDER BY position'),
-      [order_uuid, order_uuid],
-    );
+    const readTrades = (): Promise<TradeRow[]> =>
+      db.reader.query(db.sql('SELECT * FROM mtf_trades WHERE maker_order_uuid = ? OR taker_order_uuid = ? ORDER BY position'), [order_uuid, order_uuid]);
+    let trades = await readTrades();
+    // The order row and the trades are two projectors: a FILLED row must not come with its fills still missing
+    // (seen on PostgreSQL). When the row names a trade the trades table lacks, wait for that projector to catch up.
+    const named = JSON.parse(row.trades) as string[];
+    if (named.length > trades.length) {
+      const orders = runner.status().find((s) => s.name === ORDERS_PROJECTOR);
+      if (orders && (await runner.waitFor(orders.checkpoint, [TRADES_PROJECTOR], 2000))) trades = await readTrades();
+    }
     let notional = 0n;
     let volume = 0n;
     for (const t of trades) {
