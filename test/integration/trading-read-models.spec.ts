@@ -289,7 +289,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('trading read models on %s',
     const o = await scenario();
     const { b3 } = await trading(o);
     await projected();
-    const meta = new GetOrderMetaHandler(db);
+    const meta = new GetOrderMetaHandler(db, runner);
     const detail = await meta.execute(new GetOrderMeta(principal(bob), b3.order_uuid));
     expect(detail).toEqual({
       order: orderWire(await order(b3.order_uuid)),
