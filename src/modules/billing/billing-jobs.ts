@@ -43,7 +43,7 @@ export class BillingJobs implements OnApplicationBootstrap, OnApplicationShutdow
     metrics: MetricsService,
   ) {
     const jobLogger = { info: (o: object, m: string) => logger.log(o, m), warn: (o: object, m: string) => logger.warn(o, m), error: (o: object, m: string) => logger.error(o, m) };
-    this.rater = new BillingRater(log, db, commands, { logger: jobLogger, identity, freeAllowance: config.billingFreeAllowanceCredits, currency: config.billingCurrency });
+    this.rater = new BillingRater(log, db, commands, { logger: jobLogger, identity, freeAllowance: config.billingFreeAllowanceCredits, currency: config.billingCurrency, coalesceMs: config.billingRaterCoalesceMs });
     this.checkpoints = new CheckpointStore(db, identity);
     this.closeLease = new LeasedSweep(this.checkpoints, 'billing-period-close', () => this.closeDuePeriods());
     const rater = this.rater;
