@@ -64,6 +64,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     log: (request, reply) => logRequest(pinoLogger, request, reply),
     logAborted: (request) => logAbortedRequest(pinoLogger, request),
     settle: (request) => pipeline.settle(request),
+    serverTiming: options.config.serverTiming,
   });
   // After the lifecycle's hooks: a CORS preflight answered by the plugin still gets a request id and context.
   await installSecurityHeaders(app, options.config.corsAllowedOrigins);

@@ -3,6 +3,7 @@
  * their SHA-256 only; the principal becomes the request context's actor and tenant (event metadata, idempotency).
  * An agent's workload token (prefix hcwt_) reaches only routes marked @WorkloadAllowed(): everything else is 403.
  */
+import { markStage } from '../observability/server-timing';
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
@@ -42,6 +43,7 @@ export class PlatformAuthGuard implements CanActivate {
     const ctx = request.platformContext;
     ctx.actor = principal.workload ? { type: 'workload', reference: principal.workload.client_id } : { type: 'profile', reference: principal.profile_uuid };
     ctx.tenant_uuid = principal.tenant_uuid;
+    markStage('auth', ctx);
     return true;
   }
 }

@@ -3,6 +3,7 @@
  * expected revision. A conflict is retried (reload, decide again) only when the client did not pin a version;
  * a pinned version that is stale is the client's VERSION_CONFLICT to resolve.
  */
+import { markStage } from '../observability/server-timing';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CLOCK, systemClock, type Clock } from '../clock';
 import type { JsonObject } from '../commitments/json';
@@ -190,7 +191,9 @@ export class CommandExecutor {
       }));
       try {
         if (beforeAppend) await beforeAppend();
+        markStage('decide');
         const result = await this.store.append(stream, events, version === null ? 'no_stream' : version);
+        markStage('append');
         recordAppend(result.position, events.map((e) => e.type));
         // Fold the append into the entry (a load that read it meanwhile has already: the revisions tell).
         const first = result.next_revision - BigInt(events.length) + 1n;

@@ -98,6 +98,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(60000)
   READ_YOUR_WRITES_TIMEOUT_MS = 2000;
 
+  /** Answer a Server-Timing header with each request's stages (observability/server-timing.ts); off in production. */
+  @Transform(toBool) @IsBoolean()
+  SERVER_TIMING = false;
+
   @Transform(toInt) @IsInt() @Min(0) @Max(60000)
   MIN_POSITION_TIMEOUT_MS = 2000;
 
@@ -255,6 +259,10 @@ export class EnvironmentVariables {
   @Matches(/^[A-Z]{3}$/, { message: 'BILLING_CURRENCY must be an ISO 4217 code' })
   BILLING_CURRENCY = 'USD';
 
+  /** How long the rater lets usage gather after reaching the log's head (one append for many orders); 0 rates each at once. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(10_000)
+  BILLING_RATER_COALESCE_MS = 50;
+
   /** How often the node holding the billing period-close lease closes the periods that have ended (ms). */
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   BILLING_PERIOD_CLOSE_SWEEP_MS = 15_000;
@@ -324,6 +332,7 @@ export interface PlatformConfig {
   adminPassword?: string;
   logLevel: string;
   readYourWritesTimeoutMs: number;
+  serverTiming: boolean;
   minPositionTimeoutMs: number;
   bodyLimitBytes: number;
   /** Slow-client limits and the connection cap (HTTP_* variables). */
@@ -362,6 +371,7 @@ export interface PlatformConfig {
   transferTravelRuleThresholds: string;
   billingEnforcement: boolean;
   billingFreeAllowanceCredits: string;
+  billingRaterCoalesceMs: number;
   billingCurrency: string;
   billingPeriodCloseSweepMs: number;
   newsPublishSweepMs: number;
@@ -426,6 +436,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     adminPassword: env.ADMIN_PASSWORD,
     logLevel: env.LOG_LEVEL,
     readYourWritesTimeoutMs: env.READ_YOUR_WRITES_TIMEOUT_MS,
+    serverTiming: env.SERVER_TIMING,
     minPositionTimeoutMs: env.MIN_POSITION_TIMEOUT_MS,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     http: {
@@ -465,6 +476,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     transferTravelRuleThresholds: env.TRANSFER_TRAVEL_RULE_THRESHOLDS,
     billingEnforcement: env.BILLING_ENFORCEMENT,
     billingFreeAllowanceCredits: env.BILLING_FREE_ALLOWANCE_CREDITS,
+    billingRaterCoalesceMs: env.BILLING_RATER_COALESCE_MS,
     billingCurrency: env.BILLING_CURRENCY,
     billingPeriodCloseSweepMs: env.BILLING_PERIOD_CLOSE_SWEEP_MS,
     newsPublishSweepMs: env.NEWS_PUBLISH_SWEEP_MS,

@@ -26,6 +26,14 @@ export interface RequestContext {
   idempotency?: { scope: string; key: string; fingerprint: string };
   /** How many ids `nextId` has handed out in this request. */
   id_counter: number;
+  /** Milliseconds per stage, when SERVER_TIMING is on (observability/server-timing.ts). */
+  timing?: StageTiming;
+}
+
+export interface StageTiming {
+  /** hrtime of the previous mark. */
+  last: bigint;
+  stages: Map<string, number>;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -9,6 +9,7 @@
  * - `settle` (the lifecycle's onSend, before any answer leaves, refusals included): after a command, waits (bounded)
  *   until the projections it affects have passed its commit position (read-your-writes).
  */
+import { markStage } from '../observability/server-timing';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
@@ -49,6 +50,7 @@ export class CommandPipelineGuard implements CanActivate {
     const secretResponse = this.reflector.getAllAndOverride<boolean>(SECRET_RESPONSE, [context.getHandler(), context.getClass()]) === true;
     await this.waitForMinPosition(request);
     if (!secretResponse) await this.beginIdempotent(request);
+    markStage('idempotency', request.platformContext);
     return true;
   }
 

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ANONYMOUS_ACTOR, createRequestContext, runWithContext, type RequestContext } from '../context/request-context';
 import type { IdempotencyStore } from './idempotency.store';
 import { mapError } from './error-envelope';
+import { markStage, serverTimingHeader, startTiming } from '../observability/server-timing';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -38,6 +39,8 @@ export interface LifecycleDeps {
   logAborted(request: FastifyRequest): void;
   /** Before any answer leaves: read-your-writes for what the request appended (CommandPipelineGuard.settle). */
   settle(request: FastifyRequest): Promise<void>;
+  /** SERVER_TIMING: answer a Server-Timing header with the request's stages. */
+  serverTiming?: boolean;
 }
 
 export function installRequestLifecycle(fastify: FastifyInstance, deps: LifecycleDeps): void {
@@ -48,24 +51,28 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
   fastify.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = function inRequestContext(this: unknown, request: FastifyRequest, reply: FastifyReply) {
+      markStage('parse', request.platformContext);
       return runWithContext(request.platformContext, () => handler.call(this as FastifyInstance, request, reply));
     };
   });
 
   fastify.addHook('onRequest', async (request, reply) => {
     request.platformContext = createRequestContext({ request_id: String(request.id), actor: ANONYMOUS_ACTOR });
+    if (deps.serverTiming) startTiming(request.platformContext);
     const correlation = request.headers['x-correlation-id'];
     if (typeof correlation === 'string' && REQUEST_ID.test(correlation)) request.platformContext.correlation_id = correlation;
     reply.header('X-Request-Id', String(request.id));
   });
 
   fastify.addHook('onSend', async (request, reply, payload) => {
+    markStage('serialize', request.platformContext);
     // A rejection here would reach Fastify's fallback error path, which cannot answer from an onSend hook and brings
     // the process down (seen when the app closes under in-flight requests: the read-model database is gone). The
     // command has succeeded either way: an answer whose projections could not be awaited is a pending one (202).
     await deps.settle(request).catch(() => {
       request.projectionsPending = true;
     });
+    markStage('read-your-writes', request.platformContext);
     const ctx = request.platformContext;
     // Successful commands only: on a refusal the header would tell an observer that something was recorded (e.g. a
     // failed sign-in of a known address).
@@ -89,7 +96,9 @@ export function installRequestLifecycle(fastify: FastifyInstance, deps: Lifecycl
       } catch {
         // The store is unreachable (shutting down): the key's in-flight mark expires on its own.
       }
+      markStage('idempotency-record', ctx);
     }
+    if (ctx?.timing) reply.header('Server-Timing', serverTimingHeader(ctx.timing));
     return payload;
   });
 

@@ -2,6 +2,7 @@
  * DTO validation with class-validator. Shapes the seeds mark "no extra fields" carry `@NoExtraFields()` and reject
  * unknown fields by name; every other shape drops them. JSON numbers never pass where a decimal string is due.
  */
+import { markStage } from '../observability/server-timing';
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, registerDecorator, validate, ValidateIf, type ValidationError, type ValidationOptions } from 'class-validator';
@@ -136,7 +137,9 @@ export class PlatformValidationPipe implements PipeTransform {
       validated.set(cls, checked);
     }
     if (!checked) return value;
-    return validateDto(cls as new () => object, value ?? {}, metadata.type === 'query' ? 'query' : metadata.type === 'param' ? 'path' : 'body');
+    const valid = await validateDto(cls as new () => object, value ?? {}, metadata.type === 'query' ? 'query' : metadata.type === 'param' ? 'path' : 'body');
+    markStage('validation');
+    return valid;
   }
 }
 

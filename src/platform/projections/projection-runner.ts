@@ -3,6 +3,7 @@
  * applied and the checkpoint advanced in one read-model transaction, so a crash never leaves a row ahead of or
  * behind its checkpoint. Command handlers wait on `waitFor` for read-your-writes.
  */
+import { markStage } from '../observability/server-timing';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { currentContext, newId } from '../context/request-context';
@@ -180,7 +181,11 @@ export class ProjectionRunner {
    * out as 202 with X-Position (PLATFORM.md section 1): never a 404 for what was just written, never a lost secret.
    */
   async readBack<T>(read: () => Promise<T>, pending: () => T | Promise<T>, timeoutMs: number): Promise<T> {
-    if (await this.waitForOwnWrites(timeoutMs)) return read();
+    if (await this.waitForOwnWrites(timeoutMs)) {
+      const answer = await read();
+      markStage('read-back');
+      return answer;
+    }
     // The status follows the body: were the read models to catch up before the answer is sent, it must still be a 202.
     const ctx = currentContext();
     if (ctx) ctx.read_back_pending = true;
