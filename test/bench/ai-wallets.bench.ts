@@ -167,8 +167,8 @@ async function main(): Promise<void> {
 
     printRows([
       { name: 'bare POST /bare (best of 2)', m: barePost, failed: [barePost1.result, barePost2.result] },
-      { name: 'evaluation: POST intents/evaluate', m: evaluate, failed: [evaluate.result], baseline: barePost, baselineName: 'POST' },
-      { name: 'live intent: POST intents', m: live, failed: [live.result], baseline: barePost, baselineName: 'POST' },
+      { name: 'evaluation: POST intents/evaluate', m: evaluate, failed: [evaluate.result], baseline: barePost, baselineName: 'bare POST' },
+      { name: 'live intent: POST intents', m: live, failed: [live.result], baseline: barePost, baselineName: 'bare POST' },
     ]);
     log();
   } finally {

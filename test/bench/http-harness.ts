@@ -127,7 +127,7 @@ export interface Measured {
 }
 
 /** CPU time (user + system) of this process's main thread so far, in microseconds; null off Linux. */
-function mainThreadCpuMicros(): number | null {
+export function mainThreadCpuMicros(): number | null {
   try {
     const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -144,8 +144,8 @@ export const statusCodes = (r: AutocannonResult): string =>
     .map(([code, { count }]) => `${code}×${count}`)
     .join(' ') || 'no responses';
 
-export async function cannon(url: string, request: AutocannonRequest, duration: number): Promise<AutocannonResult> {
-  return autocannon({ url, connections: CONNECTIONS, duration, workers: 1, timeout: 10, requests: [request] });
+export async function cannon(url: string, request: AutocannonRequest, duration: number, connections = CONNECTIONS): Promise<AutocannonResult> {
+  return autocannon({ url, connections, duration, workers: 1, timeout: 10, requests: [request] });
 }
 
 export interface MeasureOptions {
@@ -153,6 +153,8 @@ export interface MeasureOptions {
   durationS?: number;
   /** Settle, warm up and settle again first (default true; the profiler does these itself). */
   prepare?: boolean;
+  /** Connections (default CONNECTIONS; 1 is one request at a time, as the latency benchmark sends them). */
+  connections?: number;
 }
 
 export async function measure(name: string, url: string, request: AutocannonRequest, options: MeasureOptions = {}): Promise<Measured> {
@@ -164,7 +166,7 @@ export async function measure(name: string, url: string, request: AutocannonRequ
   }
   const elu = performance.eventLoopUtilization();
   const cpuBefore = mainThreadCpuMicros();
-  const result = await cannon(url, request, options.durationS ?? DURATION_S);
+  const result = await cannon(url, request, options.durationS ?? DURATION_S, options.connections);
   const serverBusy = performance.eventLoopUtilization(elu).utilization;
   const cpuAfter = mainThreadCpuMicros();
   const okPerSec = result['2xx'] / result.duration;
@@ -217,7 +219,7 @@ export interface Row {
   /** Every run that went into the figure (a best-of counts the failures of both). */
   failed: AutocannonResult[];
   baseline?: Measured;
-  /** Printed as "of bare <baselineName>". */
+  /** Printed as "of <baselineName>" (e.g. "bare POST"). */
   baselineName?: string;
   target?: number;
 }
@@ -234,13 +236,13 @@ export function printRows(rows: Row[]): void {
       String(r.m.result.latency.p99),
       fmtPct(r.m.serverBusy),
       r.m.cpuPerOk === null ? '—' : fmtInt(r.m.cpuPerOk),
-      ratio === null ? '—' : `${fmtPct(ratio)} of bare ${r.baselineName ?? ''}`.trimEnd(),
+      ratio === null ? '—' : `${fmtPct(ratio)} of ${r.baselineName ?? 'the baseline'}`,
       r.target === undefined ? '—' : `≥ ${fmtPct(r.target)}`,
       ratio === null ? 'baseline' : r.target === undefined ? 'reference' : ratio >= r.target ? 'PASS' : 'BELOW',
       non2xx + errors === 0 ? '0' : `non-2xx ${non2xx}, errors/timeouts ${errors}`,
     ];
   };
-  const cols = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server busy', 'CPU us/resp', 'vs bare (same run)', 'target', 'result', 'failed requests'];
+  const cols = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server busy', 'CPU us/resp', 'vs baseline (same run)', 'target', 'result', 'failed requests'];
   printSummary(cols, rows.map(cells), new Set([1, 2, 3, 4, 5]));
   const failed = rows.filter((r) => r.failed.some((x) => failedCount(x) > 0));
   if (failed.length > 0) log(`WARNING: failed requests in ${failed.map((r) => r.name).join(', ')}; req/s and latencies count 2xx responses only.`);

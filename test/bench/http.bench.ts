@@ -7,11 +7,11 @@
  *
  *   1. bare GET /bare and bare POST /bare (same JSON body as an order)                    baselines
  *   2. POST /api/v1/api/v1/mtf/orders, a new resting BUY limit order per request           target >= 25% of bare POST
- *   3. GET /api/v1/api/v1/mtf/orders (default limit 100) by a user with 10,000 orders      target >= 50% of bare GET
- *   4. bare GET /bare/page: the same bare route answering a constant copy of that list page   the transport ceiling
+ *   3. GET /api/v1/api/v1/mtf/orders (default limit 100) by a user with 10,000 orders      target >= 50% of scenario 4
+ *   4. bare GET /bare/page: the same bare route answering a constant copy of that list page   the same bytes from memory
  *
- * The fourth shows what the list's target is measured against: a server that does no work at all, sending the same
- * bytes (about 70 KB for 100 orders against 2 for `{}`), is itself bounded by writing and parsing those bytes.
+ * The list's target is against the fourth (issue 30): a server that does no work at all, sending the same bytes (about
+ * 70 KB for 100 orders against 2 for `{}`), is itself bounded by writing and parsing those bytes.
  *
  * The load generator runs in one autocannon worker thread, so the server keeps the main thread's event loop to itself
  * (on a 2-vCPU VM that is one core each); same connection count and duration for every scenario, each preceded by a
@@ -137,15 +137,13 @@ async function main(): Promise<void> {
     printRows([
       { name: 'bare GET /bare (best of 2)', m: bareGet, failed: [bareGet1.result, bareGet2.result] },
       { name: 'bare POST /bare (best of 2)', m: barePost, failed: [barePost1.result, barePost2.result] },
-      { name: 'placement: POST orders', m: placement, failed: [placement.result], baseline: barePost, baselineName: 'POST', target: TARGET_PLACEMENT_RATIO },
-      { name: `list: GET orders (${fmtInt(listed)} orders)`, m: list, failed: [list.result], baseline: bareGet, baselineName: 'GET', target: TARGET_LIST_RATIO },
-      { name: 'ceiling: bare GET, same page bytes', m: ceiling, failed: [ceiling.result], baseline: bareGet, baselineName: 'GET' },
+      { name: 'placement: POST orders', m: placement, failed: [placement.result], baseline: barePost, baselineName: 'bare POST', target: TARGET_PLACEMENT_RATIO },
+      { name: `list: GET orders (${fmtInt(listed)} orders)`, m: list, failed: [list.result], baseline: ceiling, baselineName: 'the same bytes', target: TARGET_LIST_RATIO },
+      { name: 'ceiling: bare GET, same page bytes', m: ceiling, failed: [ceiling.result], baseline: bareGet, baselineName: 'bare GET' },
     ]);
-    const ceilingRatio = ceiling.okPerSec / bareGet.okPerSec;
     log(
-      `The list answers ${fmtPct(list.okPerSec / ceiling.okPerSec)} of what a route doing no work at all reaches with the same bytes; ` +
-        `that ceiling is ${fmtPct(ceilingRatio)} of bare GET` +
-        (ceilingRatio < TARGET_LIST_RATIO ? `, below the list's target of ${fmtPct(TARGET_LIST_RATIO)}: no server can meet it with ${fmtInt(Math.min(100, listed))}-order pages on this machine.` : '.'),
+      `The list answers ${fmtPct(list.okPerSec / ceiling.okPerSec)} of what a route doing no work at all reaches with the same bytes ` +
+        `(target ${fmtPct(TARGET_LIST_RATIO)}); against bare GET's '{}' it is ${fmtPct(list.okPerSec / bareGet.okPerSec)}, and the same-bytes route itself ${fmtPct(ceiling.okPerSec / bareGet.okPerSec)}.`,
     );
     log();
   } finally {

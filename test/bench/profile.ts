@@ -1,5 +1,6 @@
 /**
- * Where a request's time goes: `npm run bench:profile -- <placement|list|health> [seconds]`.
+ * Where a request's time goes: `npm run bench:profile -- <placement|list|health> [seconds] [--connections N] [--callers F]`
+ * (`--connections 1`: one request at a time, as the latency benchmark sends them).
  *
  * Boots the real application in process on a fresh temp DATA_DIR (as the HTTP benchmark does), loads it with
  * autocannon in one worker thread, and records a V8 CPU profile of the main thread during the measured run only (the
@@ -100,6 +101,8 @@ async function main(): Promise<void> {
   const seconds = Number(args[1] ?? '8');
   const callersAt = args.indexOf('--callers');
   const callersOf = callersAt >= 0 ? args[callersAt + 1] : undefined;
+  const connectionsAt = args.indexOf('--connections');
+  const connections = connectionsAt >= 0 ? Number(args[connectionsAt + 1]) : undefined;
   if (!['placement', 'list', 'health'].includes(scenario)) throw new Error('scenario: placement | list | health');
 
   const dir = mkdtempSync(join(tmpdir(), 'profile-'));
@@ -131,7 +134,7 @@ async function main(): Promise<void> {
     await post('Profiler.enable');
     await post('Profiler.setSamplingInterval', { interval: 200 });
     await post('Profiler.start');
-    const measured = await measure(`${scenario} (${seconds} s)`, url, request, { durationS: seconds, prepare: false });
+    const measured = await measure(`${scenario} (${seconds} s)`, url, request, { durationS: seconds, prepare: false, connections });
     const { profile } = await post<{ profile: CpuProfile }>('Profiler.stop');
     session.disconnect();
 

@@ -1,0 +1,264 @@
+/**
+ * Latency of one client sending one request at a time (issue 30), against the floor any acknowledged command pays: a
+ * durable one-row SQLite commit on the same disk, measured in the same run. A plain node program: `npm run bench`.
+ *
+ * The real application boots in process on a fresh temp DATA_DIR (SQLite event store and read models, the production
+ * factory through the tests' `startTestApp`); the client is a worker thread on one keep-alive connection (latency-client.ts),
+ * so the server keeps the main thread's event loop. Each scenario is warmed up, then REQUESTS sequential requests are
+ * timed; every answer must be the scenario's success status, or the run crashes (a figure of refusals would mean
+ * nothing). Targets, as ratios of figures measured in this run:
+ *
+ *   placement (POST a resting order)      p50 <= 3x and p99 <= 15x the floor's p50
+ *   cancel (one order by id)              the same
+ *   a list page (GET orders, 100 rows)    p50 <= 2x GET /health/live's p50
+ *   GET /health/live while orders flow    p99 <= 5x the quiet probe's p50 (a second client places orders back to back
+ *                                         meanwhile; against its own p50 it would pass however long every probe waited)
+ *
+ * With SERVER_TIMING on, the platform answers a Server-Timing header naming its stages (src/platform/http/
+ * server-timing.ts); the placement's stages are printed as medians, so the next person knows what to attack.
+ */
+import 'reflect-metadata';
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { startTestApp, type TestApp } from '../support/app';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { registerTrader } from '../support/traders';
+import { baseUrl, JSON_HEADERS, mainThreadCpuMicros, settle } from './http-harness';
+import type { ClientRequest, RunAnswer } from './latency-client';
+import { placementSetupFactory } from './order-flow';
+import { log, pad, padL, printSummary, runBenchmark, scaled, SCALE } from './report';
+
+const REQUESTS = scaled(2000);
+const WARMUP = scaled(300);
+const ORDERS_PATH = '/api/v1/api/v1/mtf/orders';
+const CANCEL_PATH = '/api/v1/api/v1/mtf/cancel';
+const LIVE_PATH = '/health/live';
+
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export function percentiles(samples: number[]): Percentiles {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
+}
+
+/** A client in a worker thread, on one connection to `url`. */
+class Client {
+  private constructor(private readonly worker: Worker) {}
+
+  static async open(url: string): Promise<Client> {
+    const worker = new Worker(join(__dirname, 'latency-client.js'), { workerData: { url } });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', () => resolve());
+      worker.once('error', reject);
+    });
+    return new Client(worker);
+  }
+
+  /**
+   * Sends the requests one at a time; every answer must have `status`. Also answers the server's main-thread CPU per
+   * request over the run (µs; background work the requests caused included, when it ran during the run).
+   */
+  async run(name: string, requests: ClientRequest[], status: number, keepBodies = false): Promise<RunAnswer & { cpuPerRequest: number | null }> {
+    const cpuBefore = mainThreadCpuMicros();
+    const answer = await this.ask<RunAnswer>({ kind: 'run', requests, keepBodies });
+    const cpuAfter = mainThreadCpuMicros();
+    const wrong = Object.entries(answer.statuses).filter(([s]) => Number(s) !== status);
+    if (wrong.length > 0) throw new Error(`${name}: expected ${requests.length} × ${status}, got ${JSON.stringify(answer.statuses)}${answer.bodies ? `: ${answer.bodies.find((b) => !b.includes('"success":true'))}` : ''}`);
+    return { ...answer, cpuPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / requests.length };
+  }
+
+  /** Repeats the requests back to back until `stop`; answers how many and with what statuses. */
+  flow(requests: ClientRequest[]): { stop(): Promise<{ count: number; statuses: Record<string, number> }> } {
+    const done = this.ask<{ count: number; statuses: Record<string, number> }>({ kind: 'flow', requests });
+    return {
+      stop: () => {
+        this.worker.postMessage({ kind: 'stop' });
+        return done;
+      },
+    };
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+
+  private ask<T>(message: unknown): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.worker.once('message', resolve);
+      this.worker.once('error', reject);
+      this.worker.postMessage(message);
+    });
+  }
+}
+
+/** The floor: a durable one-row commit (WAL, synchronous=FULL, as the event store) in a file on the same disk. */
+function commitFloor(dir: string, count: number): number[] {
+  const db = new Database(join(dir, 'floor.sqlite'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+    const body = 'x'.repeat(200);
+    for (let i = 0; i < WARMUP; i++) insert.run(body);
+    const samples: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const started = process.hrtime.bigint();
+      insert.run(body);
+      samples.push(Number(process.hrtime.bigint() - started) / 1000);
+    }
+    return samples;
+  } finally {
+    db.close();
+  }
+}
+
+const fmt = (us: number): string => (us / 1000).toFixed(3);
+
+/**
+ * The median of each Server-Timing stage over the responses, in order of first appearance, and what the client saw
+ * beyond their sum (loopback, the socket writes, Fastify's own framing): the stages add up to the median request.
+ */
+export function stageMedians(timings: string[], latencies: number[]): Array<{ stage: string; p50: number; p99: number }> {
+  const stages = new Map<string, number[]>();
+  const outside: number[] = [];
+  timings.forEach((header, i) => {
+    let sum = 0;
+    for (const part of header.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [stage, dur] = part.split(';dur=');
+      const us = Number(dur) * 1000;
+      sum += us;
+      if (!stages.has(stage)) stages.set(stage, new Array(i).fill(0));
+    }
+    for (const [stage, samples] of stages) {
+      const found = new RegExp(`(?:^|, )${stage};dur=([0-9.]+)`).exec(header);
+      samples.push(found ? Number(found[1]) * 1000 : 0);
+    }
+    outside.push(latencies[i] - sum);
+  });
+  stages.set('outside the handlers (transport)', outside);
+  return [...stages].map(([stage, samples]) => ({ stage, p50: percentiles(samples).p50, p99: percentiles(samples).p99 }));
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'latency-bench-'));
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  let platform: TestApp | undefined;
+  const clients: Client[] = [];
+  try {
+    log(`Latency benchmark (one client, one request at a time, loopback): node ${process.version}, ${cpus().length} vCPU, ${REQUESTS} requests per scenario after ${WARMUP} warm-up, BENCH_SCALE=${SCALE}`);
+    platform = await startTestApp({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', SERVER_TIMING: 'true' });
+    await platform.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = baseUrl(platform.app);
+    const placer = await registerTrader(platform);
+    const flower = await registerTrader(platform);
+    const [client, background] = [await Client.open(url), await Client.open(url)];
+    clients.push(client, background);
+
+    const nextOrder = placementSetupFactory();
+    const placements = (count: number, auth: Record<string, string>): ClientRequest[] =>
+      Array.from({ length: count }, () => ({ method: 'POST', path: ORDERS_PATH, headers: { ...JSON_HEADERS, ...auth }, body: nextOrder({}).body }));
+    const live: ClientRequest[] = Array.from({ length: REQUESTS }, () => ({ method: 'GET', path: LIVE_PATH }));
+
+    const floor = percentiles(commitFloor(dir, REQUESTS));
+    const rows: Array<{ name: string; p: Percentiles; cpu: number | null; checks: Array<{ what: string; ok: boolean }> }> = [];
+    const row = (name: string, p: Percentiles, cpu: number | null, checks: Array<{ what: string; ok: boolean }> = []): void => {
+      rows.push({ name, p, cpu, checks });
+      log(
+        `   ${pad(name, 46)} p50 ${padL(fmt(p.p50), 7)} ms  p90 ${padL(fmt(p.p90), 7)} ms  p99 ${padL(fmt(p.p99), 7)} ms  max ${padL(fmt(p.max), 8)} ms` +
+          (cpu === null ? '' : `  server CPU ${padL(fmt(cpu), 6)} ms/request`),
+      );
+    };
+    log();
+    row('floor: durable 1-row SQLite commit', floor, null);
+
+    await client.run('warm-up placements', placements(WARMUP, placer), 201);
+    await client.run('warm-up liveness', live.slice(0, WARMUP), 200);
+    await settle();
+    const quiet = await client.run('liveness', live, 200);
+    const liveQuiet = percentiles(quiet.latencies);
+    row('GET /health/live (quiet)', liveQuiet, quiet.cpuPerRequest);
+
+    await settle();
+    const placed = await client.run('placement', placements(REQUESTS, placer), 201, true);
+    const place = percentiles(placed.latencies);
+    row('POST orders (a new resting order)', place, placed.cpuPerRequest, [
+      { what: 'p50 <= 3x floor', ok: place.p50 <= 3 * floor.p50 },
+      { what: 'p99 <= 15x floor', ok: place.p99 <= 15 * floor.p50 },
+    ]);
+
+    log();
+    log('   where a placement\'s time goes (Server-Timing, median and p99 of each stage over the run):');
+    for (const s of stageMedians(placed.timings, placed.latencies)) log(`      ${pad(s.stage, 36)} p50 ${padL(fmt(s.p50), 7)} ms  p99 ${padL(fmt(s.p99), 7)} ms`);
+    log();
+
+    await settle();
+    const ids = placed.bodies!.map((b) => JSON.parse(b).response.order_uuid as string);
+    const cancels = ids.map((id) => ({ method: 'POST', path: CANCEL_PATH, headers: { ...JSON_HEADERS, ...placer }, body: JSON.stringify({ order_ids: [id] }) }));
+    const cancelled = await client.run('cancel', cancels, 200);
+    const cancel = percentiles(cancelled.latencies);
+    row('POST cancel (one order by id)', cancel, cancelled.cpuPerRequest, [
+      { what: 'p50 <= 3x floor', ok: cancel.p50 <= 3 * floor.p50 },
+      { what: 'p99 <= 15x floor', ok: cancel.p99 <= 15 * floor.p50 },
+    ]);
+
+    await settle();
+    const pages: ClientRequest[] = Array.from({ length: REQUESTS }, () => ({ method: 'GET', path: ORDERS_PATH, headers: placer }));
+    const sample = await client.run('list sample', pages.slice(0, 1), 200, true);
+    const listed = JSON.parse(sample.bodies![0]).response.length;
+    if (listed !== 100) throw new Error(`the list page holds ${listed} orders, expected 100`);
+    const listedRun = await client.run('list', pages, 200);
+    const list = percentiles(listedRun.latencies);
+    row('GET orders (a page of 100)', list, listedRun.cpuPerRequest, [{ what: 'p50 <= 2x liveness p50', ok: list.p50 <= 2 * liveQuiet.p50 }]);
+
+    await settle();
+    const flow = background.flow(placements(REQUESTS * 4, flower));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const busy = await client.run('liveness while orders flow', live, 200);
+    const liveBusy = percentiles(busy.latencies);
+    const flowed = await flow.stop();
+    // Against the quiet probe's p50: a ratio to its own p50 would pass however long every probe waited behind orders.
+    row(`GET /health/live (${flowed.count} orders placed meanwhile)`, liveBusy, null, [{ what: 'p99 <= 5x quiet liveness p50', ok: liveBusy.p99 <= 5 * liveQuiet.p50 }]);
+    if (Object.keys(flowed.statuses).some((s) => s !== '201')) throw new Error(`the background placements answered ${JSON.stringify(flowed.statuses)}`);
+    log();
+    // What the runs appended, per type: the durable commits behind each request (its own, the engine's, the rater's).
+    const byType = new Map<string, number>();
+    const store = platform.app.get<EventStore>(EVENT_STORE);
+    for (let after = 0n, page; (page = await store.readAll({ after, maxCount: 5000 })).length > 0; after = page[page.length - 1].position) {
+      for (const e of page) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+    }
+    log(`   the log after the runs: ${[...byType].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([type, n]) => `${type} ${n}`).join(', ')}`);
+    log();
+
+    printSummary(
+      ['scenario', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'p50 / floor p50', 'p99 / floor p50', 'target', 'result'],
+      rows.map((r) => [
+        r.name,
+        fmt(r.p.p50),
+        fmt(r.p.p99),
+        r.cpu === null ? '—' : fmt(r.cpu),
+        `${(r.p.p50 / floor.p50).toFixed(1)}x`,
+        `${(r.p.p99 / floor.p50).toFixed(1)}x`,
+        r.checks.map((c) => c.what).join('; ') || '—',
+        r.checks.length === 0 ? 'reference' : r.checks.every((c) => c.ok) ? 'PASS' : `BELOW (${r.checks.filter((c) => !c.ok).map((c) => c.what).join('; ')})`,
+      ]),
+      new Set([1, 2, 3, 4, 5]),
+    );
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+    if (platform) await platform.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) runBenchmark(main);
