@@ -22,7 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../support/app';
 import { registerTrader } from '../support/traders';
-import { baseUrl, best, call, CONNECTIONS, DURATION_S, fmtInt, JSON_HEADERS, measure, printRows, startBareApp, WARMUP_S } from './http-harness';
+import { baseUrl, BENCH_APP_ENV, best, call, CONNECTIONS, DURATION_S, fmtInt, JSON_HEADERS, measure, printRows, startBareApp, WARMUP_S } from './http-harness';
 import { clock, log, runBenchmark, SCALE, seconds } from './report';
 
 const BINDINGS = 16;
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     let bareUrl: string;
     ({ app: bare, url: bareUrl } = await startBareApp());
     // Long enough for the whole run: approvals and intents must not expire (and release budget) while it is measured.
-    platform = await startTestApp({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', AI_WALLET_APPROVAL_TTL_SECONDS: '86400' });
+    platform = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: dataDir, AI_WALLET_APPROVAL_TTL_SECONDS: '86400' });
     await platform.app.listen({ port: 0, host: '127.0.0.1' });
     const appUrl = baseUrl(platform.app);
 

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../support/app';
 import { registerTrader } from '../support/traders';
 import {
-  autocannon, baseUrl, best, call, CONNECTIONS, DURATION_S, failedCount, fmtInt, fmtPct, JSON_HEADERS, measure, printRows, setBarePage, startBareApp, statusCodes, WARMUP_S,
+  autocannon, baseUrl, BENCH_APP_ENV, best, call, CONNECTIONS, DURATION_S, failedCount, fmtInt, fmtPct, JSON_HEADERS, measure, printRows, setBarePage, startBareApp, statusCodes, WARMUP_S,
 } from './http-harness';
 import { placementSetupFactory } from './order-flow';
 import { clock, log, runBenchmark, scaled, SCALE, seconds } from './report';
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     let bareUrl: string;
     ({ app: bare, url: bareUrl } = await startBareApp());
 
-    platform = await startTestApp({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10' });
+    platform = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: dataDir });
     await platform.app.listen({ port: 0, host: '127.0.0.1' });
     const appUrl = baseUrl(platform.app);
 

@@ -26,7 +26,7 @@ import { Worker } from 'node:worker_threads';
 import { startTestApp, type TestApp } from '../support/app';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
 import { registerTrader } from '../support/traders';
-import { baseUrl, JSON_HEADERS, mainThreadCpuMicros, settle } from './http-harness';
+import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, settle } from './http-harness';
 import type { ClientRequest, RunAnswer } from './latency-client';
 import { placementSetupFactory } from './order-flow';
 import { log, pad, padL, printSummary, runBenchmark, scaled, SCALE } from './report';
@@ -157,7 +157,7 @@ async function main(): Promise<void> {
   const clients: Client[] = [];
   try {
     log(`Latency benchmark (one client, one request at a time, loopback): node ${process.version}, ${cpus().length} vCPU, ${REQUESTS} requests per scenario after ${WARMUP} warm-up, BENCH_SCALE=${SCALE}`);
-    platform = await startTestApp({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', SERVER_TIMING: 'true' });
+    platform = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: dataDir, SERVER_TIMING: 'true' });
     await platform.app.listen({ port: 0, host: '127.0.0.1' });
     const url = baseUrl(platform.app);
     const placer = await registerTrader(platform);

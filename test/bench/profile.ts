@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestApp, type TestApp } from '../support/app';
 import { registerTrader } from '../support/traders';
-import { autocannon, baseUrl, cannon, JSON_HEADERS, measure, settle, type AutocannonRequest } from './http-harness';
+import { autocannon, baseUrl, BENCH_APP_ENV, cannon, JSON_HEADERS, measure, settle, type AutocannonRequest } from './http-harness';
 import { placementSetupFactory } from './order-flow';
 import { log, runBenchmark } from './report';
 
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   writeFileSync(setupPath, `'use strict';\nmodule.exports = (${placementSetupFactory.toString()})();\n`);
   let platform: TestApp | undefined;
   try {
-    platform = await startTestApp({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10' });
+    platform = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: join(dir, 'data') });
     await platform.app.listen({ port: 0, host: '127.0.0.1' });
     const url = baseUrl(platform.app);
     const trader = await registerTrader(platform);
