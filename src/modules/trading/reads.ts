@@ -85,6 +85,8 @@ export interface OrderMeta {
 
 const ORDERS_PROJECTOR = 'trading-orders';
 const TRADES_PROJECTOR = 'trading-trades';
+/** How long an order read waits for the trades projector to catch up with the orders projector. */
+const FILLS_CATCH_UP_MS = 2000;
 
 export class GetOrderMeta {
   constructor(readonly principal: Principal, readonly order_uuid: string) {}
@@ -116,7 +118,7 @@ export async function loadOrderMeta(db: ReadModelDatabase, runner: ProjectionRun
     const named = JSON.parse(row.trades) as string[];
     if (named.length > trades.length) {
       const orders = runner.status().find((s) => s.name === ORDERS_PROJECTOR);
-      if (orders && (await runner.waitFor(orders.checkpoint, [TRADES_PROJECTOR], 2000))) trades = await readTrades();
+      if (orders && (await runner.waitFor(orders.checkpoint, [TRADES_PROJECTOR], FILLS_CATCH_UP_MS))) trades = await readTrades();
     }
     let notional = 0n;
     let volume = 0n;

@@ -3,7 +3,6 @@
  * their SHA-256 only; the principal becomes the request context's actor and tenant (event metadata, idempotency).
  * An agent's workload token (prefix hcwt_) reaches only routes marked @WorkloadAllowed(): everything else is 403.
  */
-import { markStage } from '../observability/server-timing';
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
@@ -11,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { PlatformError } from '../errors';
 import { IS_PUBLIC } from '../http/public.decorator';
 import { bearerToken, PRINCIPAL_RESOLVER, WORKLOAD_ALLOWED, WORKLOAD_PRINCIPAL_RESOLVER, WORKLOAD_TOKEN_PREFIX, type PrincipalResolver } from './principal';
+import { markStage } from '../observability/server-timing';
 
 @Injectable()
 export class PlatformAuthGuard implements CanActivate {

@@ -3,7 +3,6 @@
  * expected revision. A conflict is retried (reload, decide again) only when the client did not pin a version;
  * a pinned version that is stale is the client's VERSION_CONFLICT to resolve.
  */
-import { markStage } from '../observability/server-timing';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CLOCK, systemClock, type Clock } from '../clock';
 import type { JsonObject } from '../commitments/json';
@@ -12,6 +11,7 @@ import { EVENT_STORE, type EventStore, type NewEvent, type RecordedEvent } from 
 import { eventMetadata, idMark, nextId, peekId, recordAppend, rewindIds } from '../context/request-context';
 import type { DecideContext, Decider, DomainEvent } from './decider';
 import { StreamStateCache, type Folding, type StreamState } from './stream-state-cache';
+import { markStage } from '../observability/server-timing';
 
 /**
  * A one-use authorisation the command spends when, and only when, it decides events (a step-up token). Checked by

@@ -9,7 +9,6 @@
  * - `settle` (the lifecycle's onSend, before any answer leaves, refusals included): after a command, waits (bounded)
  *   until the projections it affects have passed its commit position (read-your-writes).
  */
-import { markStage } from '../observability/server-timing';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
@@ -20,6 +19,7 @@ import { ProjectionRunner } from '../projections/projection-runner';
 import { IdempotencyStore, type StoredResponse } from './idempotency.store';
 import { Reflector } from '@nestjs/core';
 import { SECRET_RESPONSE } from './public.decorator';
+import { markStage } from '../observability/server-timing';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const POSITION = /^\d{1,20}$/;

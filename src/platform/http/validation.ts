@@ -2,11 +2,11 @@
  * DTO validation with class-validator. Shapes the seeds mark "no extra fields" carry `@NoExtraFields()` and reject
  * unknown fields by name; every other shape drops them. JSON numbers never pass where a decimal string is due.
  */
-import { markStage } from '../observability/server-timing';
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, registerDecorator, validate, ValidateIf, type ValidationError, type ValidationOptions } from 'class-validator';
 import { ValidationFailed, type ErrorDetail } from '../errors';
+import { markStage } from '../observability/server-timing';
 
 const NO_EXTRA_FIELDS = Symbol('noExtraFields');
 

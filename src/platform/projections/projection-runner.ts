@@ -3,7 +3,6 @@
  * applied and the checkpoint advanced in one read-model transaction, so a crash never leaves a row ahead of or
  * behind its checkpoint. Command handlers wait on `waitFor` for read-your-writes.
  */
-import { markStage } from '../observability/server-timing';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { currentContext, newId } from '../context/request-context';
@@ -12,6 +11,7 @@ import { CheckpointStore, LeaseLost } from './checkpoint.store';
 import { LeaseLoop } from './lease-loop';
 import type { Projector } from './projector';
 import type { LeaseOwnerIdentity } from './node-identity';
+import { markStage } from '../observability/server-timing';
 
 export type ProjectorState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing' | 'rebuilding';
 
