@@ -68,8 +68,9 @@ export const JSON_HEADERS = { 'content-type': 'application/json' };
  * The platform as the HTTP benchmarks boot it: request logs not collected, fast password hashing, and an allowance
  * no run uses up. Every trader they register is in the one global tenant, whose monthly allowance (1000 credits:
  * 10,000 orders) the runs would exhaust, turning the rest into 402s; the credits gate still answers every command.
+ * The rater pauses as in production (startTestApp's default is to rate at once).
  */
-export const BENCH_APP_ENV = { LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', BILLING_FREE_ALLOWANCE_CREDITS: '1000000000' };
+export const BENCH_APP_ENV = { LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', BILLING_FREE_ALLOWANCE_CREDITS: '1000000000', BILLING_RATER_COALESCE_MS: '50' };
 
 export const fmtInt = (x: number): string => Math.round(x).toLocaleString('en-US');
 export const fmtPct = (r: number): string => `${(r * 100).toFixed(r < 0.1 ? 1 : 0)}%`;

@@ -13,6 +13,7 @@ import { KafkaPublisherService } from '../../src/platform/kafka/kafka-publisher.
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
 import { startTestApp, type TestApp } from '../support/app';
+import { BillingJobs } from '../../src/modules/billing/billing-jobs';
 import { TEST_DATABASE_URL } from '../support/databases';
 import { registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
 import { byKey, readTopicUntil, testBrokers, topicPrefix, type Consumed } from './kafka-support';
@@ -66,8 +67,9 @@ describe.each(['sqlite', 'postgres'] as const)('seeding projection topics when K
     apps.splice(apps.indexOf(t), 1);
   }
 
-  /** Projectors past the head; with Kafka, the outboxes drained to the broker. */
+  /** The rater and the projectors past the head (the rater's usage is the last thing an order appends); with Kafka, the outboxes drained to the broker. */
   async function settled(t: TestApp): Promise<void> {
+    expect(await t.app.get(BillingJobs).raterReached(await t.app.get<EventStore>(EVENT_STORE).headPosition(), 10_000)).toBe(true);
     const head = await t.app.get<EventStore>(EVENT_STORE).headPosition();
     expect(await t.app.get(ProjectionRunner).waitFor(head, undefined, 10_000)).toBe(true);
     const relay = t.app.get(KafkaPublisherService).relay;

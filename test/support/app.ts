@@ -28,8 +28,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   // Suites register many accounts from one test address: the per-source mail ceiling (MAIL_SOURCE_LIMIT_PER_HOUR)
   // is lifted unless a suite sets it (test/e2e/identity-throttling.spec.ts does).
   // Each app is a node of its own (several share a DATA_DIR in the multi-node suites) unless a suite names it.
+  // The rater rates at once (BILLING_RATER_COALESCE_MS=0) unless a suite asks for the production pause: suites that
+  // wait for the projections and then compare the log's head would otherwise race a usage appended 50 ms later.
   const nodeId = `test-${randomBytes(6).toString('hex')}`;
-  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', NODE_ID: nodeId, ...env });
+  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', BILLING_RATER_COALESCE_MS: '0', NODE_ID: nodeId, ...env });
   const logs: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));

@@ -72,7 +72,7 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
 
     beforeAll(async () => {
       // One credit per period: ten orders at 0.1 (RATE_CARD_V1) use it up.
-      t = await startTestApp({ ...env(), ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, BILLING_FREE_ALLOWANCE_CREDITS: '1', BILLING_PERIOD_CLOSE_SWEEP_MS: '3600000' }, { clock: () => now });
+      t = await startTestApp({ ...env(), ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, BILLING_FREE_ALLOWANCE_CREDITS: '1', BILLING_PERIOD_CLOSE_SWEEP_MS: '3600000', BILLING_RATER_COALESCE_MS: '50' }, { clock: () => now });
       db = t.app.get(ReadModelDatabase);
       admin = await until(() => adminHeaders(t), (h) => h.authorization !== 'Bearer undefined');
     });
