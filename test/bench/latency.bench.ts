@@ -37,14 +37,14 @@ const ORDERS_PATH = '/api/v1/api/v1/mtf/orders';
 const CANCEL_PATH = '/api/v1/api/v1/mtf/cancel';
 const LIVE_PATH = '/health/live';
 
-export interface Percentiles {
+interface Percentiles {
   p50: number;
   p90: number;
   p99: number;
   max: number;
 }
 
-export function percentiles(samples: number[]): Percentiles {
+function percentiles(samples: number[]): Percentiles {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
@@ -128,25 +128,17 @@ const fmt = (us: number): string => (us / 1000).toFixed(3);
  * The median of each Server-Timing stage over the responses, in order of first appearance, and what the client saw
  * beyond their sum (loopback, the socket writes, Fastify's own framing): the stages add up to the median request.
  */
-export function stageMedians(timings: string[], latencies: number[]): Array<{ stage: string; p50: number; p99: number }> {
-  const stages = new Map<string, number[]>();
-  const outside: number[] = [];
-  timings.forEach((header, i) => {
-    let sum = 0;
-    for (const part of header.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const [stage, dur] = part.split(';dur=');
-      const us = Number(dur) * 1000;
-      sum += us;
-      if (!stages.has(stage)) stages.set(stage, new Array(i).fill(0));
-    }
-    for (const [stage, samples] of stages) {
-      const found = new RegExp(`(?:^|, )${stage};dur=([0-9.]+)`).exec(header);
-      samples.push(found ? Number(found[1]) * 1000 : 0);
-    }
-    outside.push(latencies[i] - sum);
+function stageMedians(timings: string[], latencies: number[]): Array<{ stage: string; p50: number; p99: number }> {
+  const stagesOf = (header: string): Map<string, number> =>
+    new Map(header.split(', ').filter(Boolean).map((part) => part.split(';dur=')).map(([stage, ms]) => [stage, Number(ms) * 1000] as [string, number]));
+  const parsed = timings.map(stagesOf);
+  const names = [...new Set(parsed.flatMap((stages) => [...stages.keys()]))];
+  const rows = names.map((stage) => ({ stage, samples: parsed.map((stages) => stages.get(stage) ?? 0) }));
+  rows.push({ stage: 'outside the handlers (transport)', samples: parsed.map((stages, i) => latencies[i] - [...stages.values()].reduce((a, b) => a + b, 0)) });
+  return rows.map(({ stage, samples }) => {
+    const p = percentiles(samples);
+    return { stage, p50: p.p50, p99: p.p99 };
   });
-  stages.set('outside the handlers (transport)', outside);
-  return [...stages].map(([stage, samples]) => ({ stage, p50: percentiles(samples).p50, p99: percentiles(samples).p99 }));
 }
 
 async function main(): Promise<void> {
@@ -261,4 +253,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) runBenchmark(main);
+runBenchmark(main);

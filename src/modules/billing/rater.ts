@@ -39,7 +39,7 @@ export interface BillingRaterOptions extends LeasedWorkerOptions {
 export class BillingRater extends LeasedWorker {
   private subscription: EventSubscription | null = null;
   private readonly card: RateCard;
-  /** Ends the coalescing pause early (stop, a lost lease). */
+  /** Ends the coalescing pause early (stop, a lost lease, someone waiting for the rater). */
   private endPause: (() => void) | null = null;
 
   constructor(
