@@ -48,7 +48,7 @@ export interface PlatformModuleOptions {
 export function openEventStore(config: PlatformConfig): EventStore {
   if (config.eventStoreConnectionString) return new EventStoreDbEventStore(config.eventStoreConnectionString);
   if (config.eventStoreUrl) return new PostgresEventStore({ connectionString: config.eventStoreUrl, schema: config.eventStoreSchema });
-  return new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite') });
+  return new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite'), writerThread: config.sqliteWriterThread });
 }
 
 /**

@@ -70,7 +70,14 @@ export const JSON_HEADERS = { 'content-type': 'application/json' };
  * 10,000 orders) the runs would exhaust, turning the rest into 402s; the credits gate still answers every command.
  * The rater pauses as in production (startTestApp's default is to rate at once).
  */
-export const BENCH_APP_ENV = { LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', BILLING_FREE_ALLOWANCE_CREDITS: '1000000000', BILLING_RATER_COALESCE_MS: '50' };
+export const BENCH_APP_ENV = {
+  LOG_LEVEL: 'warn',
+  PASSWORD_HASH_COST: '10',
+  BILLING_FREE_ALLOWANCE_CREDITS: '1000000000',
+  BILLING_RATER_COALESCE_MS: '50',
+  // Passed through, to compare the SQLite event store's two ways of committing (docs/operations.md).
+  SQLITE_WRITER_THREAD: process.env.SQLITE_WRITER_THREAD ?? 'false',
+};
 
 export const fmtInt = (x: number): string => Math.round(x).toLocaleString('en-US');
 export const fmtPct = (r: number): string => `${(r * 100).toFixed(r < 0.1 ? 1 : 0)}%`;

@@ -9,13 +9,15 @@ import { newEvent } from '../support/events';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function openStore(): SqliteEventStore {
+function openStore(writerThread = true): SqliteEventStore {
   const dir = mkdtempSync(join(tmpdir(), 'es-'));
   dirs.push(dir);
-  return new SqliteEventStore({ filename: join(dir, 'events.sqlite'), pollIntervalMs: 50 });
+  return new SqliteEventStore({ filename: join(dir, 'events.sqlite'), pollIntervalMs: 50, writerThread });
 }
 
 runEventStoreContract('sqlite', async () => openStore());
+// In-memory stores, and files when asked, commit on the store's own connection: the same contract.
+runEventStoreContract('sqlite, commits in place', async () => openStore(false));
 
 /** Two stores on one file: two connections, as two processes would have. */
 function twoConnections(): [SqliteEventStore, SqliteEventStore] {
@@ -121,14 +123,27 @@ describe('SqliteEventStore specifics', () => {
     await Promise.all([a.close(), b.close(), fresh.close()]);
   });
 
-  it('commits appends that arrive together in one transaction (group commit)', async () => {
-    const store = openStore();
+  it.each([true, false])('commits appends that arrive together in one transaction (group commit; writer thread: %s)', async (writerThread) => {
+    const store = openStore(writerThread);
     const db = (store as unknown as { db: Database.Database }).db;
-    const spy = jest.spyOn(store as unknown as { commitBatch: (b: unknown[]) => unknown }, 'commitBatch');
+    const spy = jest.spyOn(store as unknown as { settle: (b: unknown[]) => unknown }, 'settle');
     await Promise.all(Array.from({ length: 64 }, (_, i) => store.append(`group-${i}`, [newEvent('One')], 'no_stream')));
     expect(spy).toHaveBeenCalledTimes(1);
     expect((spy.mock.calls[0][0] as unknown[]).length).toBe(64);
     expect((db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n).toBe(64);
+    await store.close();
+  });
+
+  it('gathers the appends that arrive while the writer thread commits into the next commit, in order', async () => {
+    const store = openStore();
+    const spy = jest.spyOn(store as unknown as { settle: (b: Array<{ stream: string }>) => unknown }, 'settle');
+    const first = store.append('order-0', [newEvent('One')], 'no_stream');
+    await new Promise((r) => setImmediate(r)); // the first commit is under way
+    const rest = Array.from({ length: 10 }, (_, i) => store.append(`order-${i + 1}`, [newEvent('One')], 'no_stream'));
+    const positions = (await Promise.all([first, ...rest])).map((r) => r.position);
+    expect(spy).toHaveBeenCalledTimes(2);
+    expect(spy.mock.calls.map((c) => c[0].length)).toEqual([1, 10]);
+    expect(positions).toEqual(positions.map((_, i) => positions[0] + BigInt(i)));
     await store.close();
   });
 
@@ -163,8 +178,8 @@ describe('SqliteEventStore specifics', () => {
     await store.close();
   });
 
-  it('fails a whole group commit on a storage error, leaving nothing half-written', async () => {
-    const store = openStore();
+  it('fails a whole group commit on a storage error, leaving nothing half-written (commits in place)', async () => {
+    const store = openStore(false);
     const db = (store as unknown as { db: Database.Database }).db;
     await store.append('seed', [newEvent('Seed')], 'no_stream');
     const pageCount = Number(db.pragma('page_count', { simple: true }));
@@ -178,6 +193,38 @@ describe('SqliteEventStore specifics', () => {
     expect(results.every((r) => r.status === 'rejected')).toBe(true);
     for (const s of ['full-a', 'full-b', 'full-c']) expect(await store.readStream(s)).toEqual([]);
     expect(db.inTransaction).toBe(false);
+    await store.close();
+  });
+
+  it('fails a whole group commit the writer thread cannot make, leaving nothing half-written, and commits the next', async () => {
+    const store = openStore();
+    const db = (store as unknown as { db: Database.Database }).db;
+    await store.append('seed', [newEvent('Seed')], 'no_stream');
+    // The writer's connection meets an error that rolls its whole transaction back, as a full disk would.
+    db.exec("CREATE TRIGGER refuse_big BEFORE INSERT ON events WHEN length(NEW.data) > 10000 BEGIN SELECT RAISE(ROLLBACK, 'no space'); END");
+    const big = 'x'.repeat(20_000);
+    const results = await Promise.allSettled([
+      store.append('full-a', [newEvent('Small')], 'no_stream'),
+      store.append('full-b', [newEvent('Big', { big }), newEvent('Small')], 'no_stream'),
+      store.append('full-c', [newEvent('Small')], 'no_stream'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect((results[0] as PromiseRejectedResult).reason.message).toMatch(/no space/);
+    for (const s of ['full-a', 'full-b', 'full-c']) expect(await store.readStream(s)).toEqual([]);
+    db.exec('DROP TRIGGER refuse_big');
+    await store.append('full-a', [newEvent('Small')], 'no_stream');
+    expect((await store.readStream('full-a')).map((e) => e.type)).toEqual(['Small']);
+    await store.close();
+  });
+
+  it('fails what the writer thread holds if it dies, and every append after', async () => {
+    const store = openStore();
+    await store.append('before', [newEvent('One')], 'no_stream');
+    const writer = (store as unknown as { writer: { worker: { terminate(): Promise<number> } } }).writer;
+    await writer.worker.terminate();
+    await expect(store.append('after', [newEvent('Two')], 'no_stream')).rejects.toThrow(/writer thread exited/);
+    await expect(store.append('after', [newEvent('Two')], 'no_stream')).rejects.toThrow(/writer thread exited/);
+    expect(await store.readStream('after')).toEqual([]);
     await store.close();
   });
 

@@ -38,7 +38,13 @@ function client(t: TestApp) {
   return { place, orders, order, settled, cancel, cancelAll };
 }
 
-describe('MTF matching engine', () => {
+/** Both ways the SQLite event store commits (SQLITE_WRITER_THREAD): the engine's flow must not tell them apart. */
+const COMMIT_MODES = [
+  ['commits in place', 'false'],
+  ['commits on the writer thread', 'true'],
+] as const;
+
+describe.each(COMMIT_MODES)('MTF matching engine (%s)', (_mode, writerThread) => {
   let t: TestApp;
   let c: ReturnType<typeof client>;
   let alice: Headers;
@@ -48,7 +54,7 @@ describe('MTF matching engine', () => {
   const nextBand = () => (band += 1000);
 
   beforeAll(async () => {
-    t = await startTestApp({ ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password });
+    t = await startTestApp({ ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, SQLITE_WRITER_THREAD: writerThread });
     c = client(t);
     alice = await registerTrader(t);
     bob = await registerTrader(t);
@@ -243,8 +249,8 @@ describe('MTF matching engine', () => {
   });
 });
 
-describe('MTF engine lifecycle', () => {
-  const env = { ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password };
+describe.each(COMMIT_MODES)('MTF engine lifecycle (%s)', (_mode, writerThread) => {
+  const env = { ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, SQLITE_WRITER_THREAD: writerThread };
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'engine-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -22,6 +22,10 @@ export class EnvironmentVariables {
   @IsString()
   DATA_DIR = './data';
 
+  /** The SQLite event store commits on a writer thread, off the event loop (docs/operations.md: when it pays). */
+  @Transform(toBool) @IsBoolean()
+  SQLITE_WRITER_THREAD = false;
+
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^esdb(\+discover)?:\/\//, { message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// or esdb+discover:// connection string (KurrentDB accepts these too)' })
   EVENTSTORE_CONNECTION_STRING?: string;
 
@@ -309,6 +313,7 @@ export interface PlatformConfig {
   port: number;
   host: string;
   dataDir: string;
+  sqliteWriterThread: boolean;
   eventStoreConnectionString?: string;
   /** The PostgreSQL event store (EVENT_STORE_URL) and its schema. */
   eventStoreUrl?: string;
@@ -396,16 +401,13 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
   const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-  // Node refuses a headers timeout above the request timeout: the headers are part of the request.
   if (env.EVENTSTORE_CONNECTION_STRING && env.EVENT_STORE_URL) {
     lines.push('EVENT_STORE_URL: set one event store, EVENTSTORE_CONNECTION_STRING (EventStoreDB) or EVENT_STORE_URL (PostgreSQL), not both');
   }
   if (errors.length === 0 && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     lines.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
-  if (lines.length > 0) {
-    throw new Error(`Invalid environment:\n  ${lines.join('\n  ')}`);
-  }
+  if (lines.length > 0) throw new Error(`Invalid environment:\n  ${lines.join('\n  ')}`);
   return env;
 }
 
@@ -415,6 +417,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     port: env.PORT,
     host: env.HOST,
     dataDir: resolve(env.DATA_DIR),
+    sqliteWriterThread: env.SQLITE_WRITER_THREAD,
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING,
     eventStoreUrl: env.EVENT_STORE_URL,
     eventStoreSchema: env.EVENT_STORE_SCHEMA,

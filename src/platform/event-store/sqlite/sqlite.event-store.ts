@@ -1,12 +1,15 @@
 /**
  * Embedded event store on SQLite (better-sqlite3). WAL + synchronous=FULL: an append is acknowledged only after
  * its transaction is durable. Appends that arrive while a commit is pending are committed together in one
- * transaction (group commit); each append runs in its own savepoint so one writer's conflict never fails another's.
+ * transaction (group commit: at low load a write waits for no company, under load the next batch gathers while the
+ * disk syncs); each append runs in its own savepoint so one writer's conflict never fails another's. Commits run in
+ * place, or (SQLITE_WRITER_THREAD) on a writer thread with its own connection (sqlite-writer.worker.ts), so the fsync
+ * does not stop the event loop that serves requests, projectors and engines; reads stay on this thread's connection.
  */
-import Database from 'better-sqlite3';
-import { dirname } from 'node:path';
-import { eventCommitmentOf } from '../../commitments/commitment';
-import { PlatformError, VersionConflict } from '../../errors';
+import type Database from 'better-sqlite3';
+import { dirname, join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { VersionConflict } from '../../errors';
 import {
   describeExpected,
   type AppendResult,
@@ -19,34 +22,20 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
 } from '../event-store.port';
-import { canonicalTexts, expectationHolds, idempotentReplayOf, validateAppend } from '../append-validation';
+import { canonicalTexts, idempotentReplayOf, validateAppend } from '../append-validation';
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
+import { startModuleWorker } from '../../workers/module-worker';
 import { CommitWaiters, LogSubscription } from '../log-subscription';
+import { batchCommitter, openLogConnection, type AppendOutcome, type AppendRequest, type BatchOutcome, type EventRow } from './sqlite-append-batch';
+import type { WriterAnswer, WriterRequest } from './sqlite-writer.worker';
 
-interface PendingAppend {
-  stream: string;
-  events: NewEvent[];
-  /** Canonical (RFC 8785) text of each event's data and metadata: hashed into the commitment and stored as is. */
-  texts: Array<{ data: string; committed: string; metadata: string }>;
-  expected: ExpectedRevision;
-  /** The rows as stored, once the append's savepoint holds (fed to the tail cache after the commit). */
-  recorded?: EventRow[];
+export { EVENTS_SCHEMA, INSERT_EVENT, type EventRow } from './sqlite-append-batch';
+
+interface PendingAppend extends AppendRequest {
+  /** As the writer gave them (the replay check needs them whole). */
+  newEvents: NewEvent[];
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
-}
-
-/** A row of the `events` table as SQLite returns it (safe integers; data and metadata as JSON text). */
-export interface EventRow {
-  position: bigint;
-  event_id: string;
-  stream: string;
-  revision: bigint;
-  type: string;
-  occurred_at: string;
-  data: string;
-  metadata: string;
-  event_commitment: string;
-  previous_event_commitment: string | null;
 }
 
 export interface SqliteEventStoreOptions {
@@ -56,27 +45,12 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Events a subscription reads ahead of its consumer. */
   subscriptionBatchSize?: number;
+  /**
+   * Commit on a writer thread (SQLITE_WRITER_THREAD) rather than in place on this thread's connection, the default.
+   * Files only: an in-memory store has one connection.
+   */
+  writerThread?: boolean;
 }
-
-/** The log's table; exported so the benchmark's raw baseline inserts into exactly the same one. */
-export const EVENTS_SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id TEXT NOT NULL UNIQUE,
-  stream TEXT NOT NULL,
-  revision INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  occurred_at TEXT NOT NULL,
-  data TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  event_commitment TEXT NOT NULL,
-  previous_event_commitment TEXT,
-  UNIQUE (stream, revision)
-);
-`;
-
-export const INSERT_EVENT = `INSERT INTO events (event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** Newest committed events kept parsed for subscriptions at the head (see SqliteEventStore.tail). */
 const TAIL_CACHE_SIZE = 20_000;
@@ -93,10 +67,15 @@ interface StreamHead {
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
+  private readonly filename: string;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
+  /** The batch being committed (one at a time: the next gathers meanwhile), until its outcome is settled. */
+  private inFlight: Promise<void> | null = null;
+  /** The event ids of that batch: rows the file may hold before its outcome arrives, known to be this process's. */
+  private inFlightIds = new Set<string>();
   private closed = false;
   private readonly appendWaiters = new CommitWaiters();
   private readonly subscriptions = new Set<LogSubscription>();
@@ -108,87 +87,55 @@ export class SqliteEventStore implements EventStore {
    */
   private tail: Array<EventRow | RecordedEvent> = [];
   private tailStart = 0n;
+  /** caughtUpThisTurn's reading of the log's head, and of whose events follow the tail, until the turn ends. */
+  private turnHead: bigint | null = null;
+  private turnOwnAfter: { position: bigint; own: boolean } | null = null;
   /**
-   * `PRAGMA data_version` as read inside this process's last commit (under the write lock, so no other connection
-   * committed between it and the commit): while it still reads the same, the tail ends at the log's head and a
-   * subscriber caught up with it has nothing to read, without a query.
-   */
-  private tailVersion: number | null = null;
-  private commitVersion: number | null = null;
-  /** dataVersionThisTurn's reading, until the turn ends. */
-  private turnVersion: number | null = null;
-  /**
-   * Where streams end, as this process last saw them (its reads and its own commits). Valid while no other
-   * connection has committed to the file, which `PRAGMA data_version` tells for a few microseconds (a point read of
-   * the events table costs ten times that under load): a command's reload of a stream with nothing new, or a
-   * session's revocation check, then needs no query. Any commit by another connection forgets them all.
+   * Where streams end, as this process last saw them (its reads and its own commits). A command's reload of a stream
+   * with nothing new, or a session's revocation check, then needs no query. They hold while the log ends at
+   * `headsPosition` or with this process's commit under way: when `PRAGMA data_version` says another connection (the
+   * writer thread, or another process) committed, the events after it are looked up (one indexed read), and any that
+   * is not this process's own forgets them all, as does the writer's word that another connection committed first.
    */
   private readonly heads = new Map<string, StreamHead>();
-  private headsVersion: number | null = null;
+  private headsVersion: number;
+  private headsPosition: bigint;
 
   private readonly stmt: {
-    tail: Database.Statement<[string], { revision: bigint; event_commitment: string }>;
-    byId: Database.Statement<[string], { stream: string; revision: bigint; position: bigint }>;
-    insert: Database.Statement<unknown[]>;
     forwards: Database.Statement<[string, bigint, number], EventRow>;
     backwards: Database.Statement<[string, bigint, number], EventRow>;
     all: Database.Statement<[bigint, number], EventRow>;
     head: Database.Statement<[], { head: bigint | null }>;
+    idsAfter: Database.Statement<[bigint, number], { event_id: string }>;
     dataVersion: Database.Statement<[], { data_version: number }>;
   };
-  private readonly commitBatch: (batch: PendingAppend[]) => Array<AppendResult | { error: unknown }>;
+  /** Commits one batch: in place (in-memory), or on the writer thread. */
+  private readonly commitInPlace: ((batch: AppendRequest[]) => BatchOutcome) | null;
+  private writer: WriterThread | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.filename !== ':memory:') {
       prepareDataDir(dirname(options.filename));
       privateSqliteFiles(options.filename);
     }
-    this.db = new Database(options.filename);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 10000');
-    this.db.exec(EVENTS_SCHEMA);
+    this.filename = options.filename;
+    this.db = openLogConnection(options.filename);
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.batchSize = options.subscriptionBatchSize ?? 512;
 
     const safe = <T extends Database.Statement<any, any>>(s: T): T => s.safeIntegers(true) as T;
     this.stmt = {
-      tail: safe(this.db.prepare('SELECT revision, event_commitment FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')),
-      byId: safe(this.db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?')),
-      insert: this.db.prepare(INSERT_EVENT),
       forwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?')),
       backwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?')),
       all: safe(this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?')),
       head: safe(this.db.prepare('SELECT MAX(position) AS head FROM events')),
+      idsAfter: safe(this.db.prepare('SELECT event_id FROM events WHERE position > ? ORDER BY position ASC LIMIT ?')),
       dataVersion: this.db.prepare('PRAGMA data_version'),
     };
     this.headsVersion = this.stmt.dataVersion.get()!.data_version;
-
-    // Nested better-sqlite3 transactions are savepoints: a failing append rolls back alone. A one-event append
-    // needs none: its only write is one INSERT, which SQLite undoes by itself when it fails.
-    const appendOne = this.db.transaction((req: PendingAppend): AppendResult => this.appendInTransaction(req));
-    const batch = this.db.transaction((appends: PendingAppend[]) => {
-      this.commitVersion = this.stmt.dataVersion.get()!.data_version;
-      return appends.map((req) => {
-        try {
-          return req.events.length === 1 ? this.appendInTransaction(req) : appendOne(req);
-        } catch (error) {
-          // A disk or I/O error can roll the whole transaction back: abort the batch rather than let the
-          // remaining appends run outside any transaction. Only the platform's own refusals stay per append.
-          if (!this.db.inTransaction || !(error instanceof PlatformError || isDuplicateEventId(error))) throw error;
-          if (!isDuplicateEventId(error)) return { error };
-          try {
-            // The ids are stored already: a retry of a write that succeeded, or a real clash.
-            return this.idempotentReplay(req, this.stmt.tail.get(req.stream)?.revision ?? null);
-          } catch (replayError) {
-            return { error: replayError };
-          }
-        }
-      });
-    });
-    // IMMEDIATE takes the write lock up front: a deferred transaction that first reads could meet another process's
-    // commit (SQLITE_BUSY_SNAPSHOT), which busy_timeout cannot wait out.
-    this.commitBatch = (appends) => batch.immediate(appends);
+    this.headsPosition = this.readHead();
+    if (options.writerThread && options.filename === ':memory:') throw new Error('an in-memory event store has no file for a writer thread to open');
+    this.commitInPlace = options.writerThread ? null : batchCommitter(this.db);
   }
 
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -200,9 +147,13 @@ export class SqliteEventStore implements EventStore {
     } catch (error) {
       return Promise.reject(error);
     }
+    // The append time, when the writer gave none, is taken here rather than in the transaction: what a worker
+    // message carries is plain data.
+    const now = events.some((e) => e.occurred_at === undefined) ? new Date().toISOString() : '';
+    const wire = events.map((e) => ({ event_id: e.event_id, type: e.type, occurred_at: e.occurred_at ?? now }));
     return new Promise<AppendResult>((resolve, reject) => {
-      this.pending.push({ stream, events, texts, expected, resolve, reject });
-      if (!this.flushScheduled) {
+      this.pending.push({ stream, events: wire, newEvents: events, texts, expected, resolve, reject });
+      if (!this.flushScheduled && this.inFlight === null) {
         this.flushScheduled = true;
         // setImmediate lets every append issued in this turn of the event loop join the same commit.
         setImmediate(() => this.flush());
@@ -210,31 +161,72 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /** Commits what is pending, if no commit is under way; a commit's end commits what gathered meanwhile. */
   private flush(): void {
     this.flushScheduled = false;
+    if (this.inFlight !== null || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    if (batch.length === 0) return;
-    let results: Array<AppendResult | { error: unknown }>;
-    try {
-      results = this.commitBatch(batch);
-    } catch (error) {
-      for (const req of batch) req.reject(error);
+    if (this.commitInPlace) {
+      let outcome: BatchOutcome;
+      try {
+        outcome = this.commitInPlace(batch);
+      } catch (error) {
+        for (const req of batch) req.reject(error);
+        return;
+      }
+      this.settle(batch, outcome);
       return;
     }
-    // A commit that stored events leaves the tail ending at the log's head (they were the newest when it took the
-    // write lock); one that stored none says nothing about what others committed after the tail.
-    if (batch.some((req, i) => !('error' in results[i]) && (req.recorded?.length ?? 0) > 0)) this.tailVersion = this.commitVersion;
-    batch.forEach((req, i) => {
-      const r = results[i];
-      if ('error' in r) req.reject(r.error);
-      else {
-        if (req.recorded) this.remember(req.recorded);
-        if (req.recorded && req.recorded.length > 0) this.learnAppended(req.stream, req.recorded[req.recorded.length - 1]);
-        req.resolve(r);
-      }
+    this.writer ??= new WriterThread(this.filename);
+    for (const req of batch) for (const e of req.events) this.inFlightIds.add(e.event_id);
+    this.inFlight = this.writer.commit(batch.map(({ stream, expected, events, texts }) => ({ stream, expected, events, texts }))).then(
+      (outcome) => this.settle(batch, outcome),
+      (error: unknown) => {
+        this.inFlightIds.clear();
+        for (const req of batch) req.reject(error);
+      },
+    ).finally(() => {
+      this.inFlight = null;
+      this.flush();
     });
+  }
+
+  private settle(batch: PendingAppend[], { outcomes, foreign }: BatchOutcome): void {
+    this.inFlightIds.clear();
+    if (foreign) {
+      this.heads.clear();
+      this.headsPosition = -1n;
+    }
+    let last: bigint | null = null;
+    for (const outcome of outcomes) {
+      if ('ok' in outcome && outcome.recorded.length > 0) last = outcome.recorded[outcome.recorded.length - 1].position;
+    }
+    // The commit held the write lock: the log's head is its last event. Heads already checked against a later head
+    // (another connection's commit, seen before this outcome arrived) learn nothing from this older commit.
+    const learns = last !== null && last >= this.headsPosition;
+    if (learns) this.headsPosition = last!;
+    if (last !== null && this.turnHead !== null && last > this.turnHead) this.turnHead = last;
+    batch.forEach((req, i) => this.settleOne(req, outcomes[i], learns));
     this.appendWaiters.wake();
+  }
+
+  private settleOne(req: PendingAppend, outcome: AppendOutcome, learns: boolean): void {
+    if ('replay' in outcome) {
+      try {
+        // A retry of a write that succeeded answers its original result; anything else is a conflict.
+        const replay = idempotentReplayOf(req.stream, req.newEvents, req.expected, outcome.replay.current, outcome.replay.found);
+        if (replay) req.resolve(replay);
+        else req.reject(new VersionConflict(req.stream, describeExpected(req.expected), outcome.replay.current));
+      } catch (error) {
+        req.reject(error);
+      }
+      return;
+    }
+    const { recorded } = outcome;
+    this.remember(recorded);
+    if (learns && recorded.length > 0) this.learnAppended(req.stream, recorded[recorded.length - 1]);
+    req.resolve(outcome.ok);
   }
 
   private remember(events: EventRow[]): void {
@@ -250,48 +242,6 @@ export class SqliteEventStore implements EventStore {
       this.tail = this.tail.slice(drop);
       this.tailStart += BigInt(drop);
     }
-  }
-
-  private appendInTransaction(req: PendingAppend): AppendResult {
-    const { stream, events, expected, texts } = req;
-    const tail = this.stmt.tail.get(stream);
-    const current = tail ? tail.revision : null;
-
-    // A stale expectation may be a retry of a write that succeeded; a fresh one that meets stored ids is caught by
-    // the UNIQUE(event_id) constraint instead, so the common path pays no lookup.
-    if (!expectationHolds(expected, current)) return this.idempotentReplay(req, current);
-    if (events.length === 0) {
-      return { next_revision: current ?? -1n, position: this.stmt.head.get()?.head ?? 0n };
-    }
-
-    let previous = tail ? tail.event_commitment : null;
-    let revision = current === null ? 0n : current + 1n;
-    let position = 0n;
-    const recorded: EventRow[] = [];
-    events.forEach((e, i) => {
-      const occurred_at = e.occurred_at ?? new Date().toISOString();
-      const { data, committed, metadata } = texts[i];
-      const commitment = eventCommitmentOf({ stream, revision, event_id: e.event_id, type: e.type, occurred_at, previous_event_commitment: previous }, committed, metadata);
-      const info = this.stmt.insert.run(e.event_id, stream, revision, e.type, occurred_at, data, metadata, commitment, previous);
-      position = BigInt(info.lastInsertRowid);
-      recorded.push({ event_id: e.event_id, type: e.type, stream, revision, position, occurred_at, data, metadata, event_commitment: commitment, previous_event_commitment: previous });
-      previous = commitment;
-      revision += 1n;
-    });
-    req.recorded = recorded;
-    return { next_revision: revision - 1n, position };
-  }
-
-  private idempotentReplay(req: PendingAppend, current: bigint | null): AppendResult {
-    const replay = this.findIdempotentReplay(req.stream, req.events, req.expected, current);
-    if (replay) return replay;
-    throw new VersionConflict(req.stream, describeExpected(req.expected), current);
-  }
-
-  /** A retry of a write that succeeded answers its original result (idempotentReplayOf). */
-  private findIdempotentReplay(stream: string, events: NewEvent[], expected: ExpectedRevision, current: bigint | null): AppendResult | null {
-    if (events.length === 0) return null;
-    return idempotentReplayOf(stream, events, expected, current, events.map((e) => this.stmt.byId.get(e.event_id)));
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -318,14 +268,31 @@ export class SqliteEventStore implements EventStore {
     return recorded;
   }
 
-  /** The known heads, or none once another connection has committed since they were learned. */
+  /**
+   * The known heads, or none once a commit other than this process's own has landed since they were checked.
+   * `PRAGMA data_version` tells for a few microseconds that some other connection committed; the writer thread is
+   * one, so the log's head then tells whose it was.
+   */
   private knownHeads(): Map<string, StreamHead> {
     const version = this.stmt.dataVersion.get()!.data_version;
     if (version !== this.headsVersion) {
-      this.heads.clear();
       this.headsVersion = version;
+      if (!this.onlyOwnAfter(this.headsPosition)) {
+        this.heads.clear();
+        this.headsPosition = this.readHead();
+      }
     }
     return this.heads;
+  }
+
+  private readHead(): bigint {
+    return this.stmt.head.get()?.head ?? 0n;
+  }
+
+  /** Whether every event after `position` is of this process's commit under way (its outcome is on its way). */
+  private onlyOwnAfter(position: bigint): boolean {
+    const after = this.stmt.idsAfter.all(position, this.inFlightIds.size + 1);
+    return after.length <= this.inFlightIds.size && after.every((row) => this.inFlightIds.has(row.event_id));
   }
 
   private learn(stream: string, head: StreamHead): void {
@@ -364,23 +331,28 @@ export class SqliteEventStore implements EventStore {
       }
       return out;
     }
-    // Caught up with this process's last commit, and no other connection has committed since: nothing to read.
-    if (this.tail.length > 0 && from === BigInt(this.tail.length) && this.tailVersion !== null && this.dataVersionThisTurn() === this.tailVersion) return [];
+    // Caught up with the tail, and the log ends there (as read once this turn): nothing to read, without a query each.
+    // What lies beyond it in the file, if anything, is this process's commit under way: its outcome wakes the readers.
+    if (this.tail.length > 0 && from === BigInt(this.tail.length) && this.caughtUpThisTurn(after)) return [];
     return this.stmt.all.all(after, maxCount).map(toRecorded);
   }
 
   /**
-   * `PRAGMA data_version`, read once per turn of the event loop for the subscriptions: after a commit every
-   * subscription (each projector, engine and job) finds itself caught up in the same turn, and one read serves them
-   * all (it was a tenth of an order placement's CPU, one query per subscriber). Another process's commit landing in
-   * that turn is seen at the next commit or poll, as any is. Command reads (knownHeads) still ask every time.
+   * Whether the log ends at `after` as far as readers need to know, asked of the file once per turn of the event loop:
+   * after a commit every subscription (each projector, engine and job) finds itself caught up in the same turn, and
+   * one read serves them all (a query each was a tenth of an order placement's CPU). A commit landing later in that
+   * turn is seen at the next commit's wake-up or the next poll, as any is.
    */
-  private dataVersionThisTurn(): number {
-    if (this.turnVersion === null) {
-      this.turnVersion = this.stmt.dataVersion.get()!.data_version;
-      setImmediate(() => (this.turnVersion = null));
+  private caughtUpThisTurn(after: bigint): boolean {
+    if (this.turnHead === null) {
+      this.turnHead = this.readHead();
+      this.turnOwnAfter = null;
+      setImmediate(() => (this.turnHead = null));
     }
-    return this.turnVersion;
+    if (this.turnHead <= after) return true;
+    if (this.inFlightIds.size === 0) return false;
+    if (this.turnOwnAfter?.position !== after) this.turnOwnAfter = { position: after, own: this.onlyOwnAfter(after) };
+    return this.turnOwnAfter.own;
   }
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
@@ -407,7 +379,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async headPosition(): Promise<bigint> {
-    return this.stmt.head.get()?.head ?? 0n;
+    return this.readHead();
   }
 
   /** Liveness probe for /health/ready. */
@@ -418,8 +390,11 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // What was accepted is committed before the connections close.
     if (this.pending.length > 0) this.flush();
+    while (this.inFlight !== null) await this.inFlight;
     await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await this.writer?.close();
     this.db.close();
   }
 
@@ -428,10 +403,59 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-/** By code, not instanceof: the native addon keeps the SqliteError class of the first load in the process. */
-function isDuplicateEventId(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof e.message === 'string' && e.message.includes('events.event_id');
+/**
+ * The store's side of its writer thread: one batch at a time, answered in order. The thread does not keep the
+ * process alive while idle; a commit under way does. If it dies, every append in its hands and after fails.
+ */
+class WriterThread {
+  private readonly worker: Worker;
+  private readonly waiting: Array<{ resolve(outcome: BatchOutcome): void; reject(error: unknown): void }> = [];
+  private broken: Error | null = null;
+  private onClosed: (() => void) | null = null;
+
+  constructor(filename: string) {
+    this.worker = startModuleWorker(join(__dirname, 'sqlite-writer.worker'), { filename });
+    this.worker.unref();
+    this.worker.on('message', (message: WriterAnswer) => {
+      if (message.ready) return;
+      if (message.closed) return this.onClosed?.();
+      const waiter = this.waiting.shift();
+      if (this.waiting.length === 0) this.worker.unref();
+      if (!waiter) return;
+      if (message.outcome) waiter.resolve(message.outcome);
+      else waiter.reject(Object.assign(new Error(message.failure!.message), { code: message.failure!.code }));
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => {
+      this.fail(new Error(`the event store's writer thread exited (code ${code})`));
+      this.onClosed?.();
+    });
+  }
+
+  commit(appends: AppendRequest[]): Promise<BatchOutcome> {
+    if (this.broken) return Promise.reject(this.broken);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage({ appends } satisfies WriterRequest);
+    });
+  }
+
+  private fail(error: Error): void {
+    this.broken ??= error;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(this.broken);
+  }
+
+  /** Closes the thread's connection and ends it. */
+  async close(): Promise<void> {
+    if (this.broken) return;
+    await new Promise<void>((resolve) => {
+      this.onClosed = resolve;
+      this.worker.ref();
+      this.worker.postMessage({ close: true } satisfies WriterRequest);
+    });
+    this.broken = new Error('event store is closed');
+  }
 }
 
 /**
