@@ -109,7 +109,7 @@ export class SqliteEventStore implements EventStore {
     idsAfter: Database.Statement<[bigint, number], { event_id: string }>;
     dataVersion: Database.Statement<[], { data_version: number }>;
   };
-  /** Commits one batch: in place (in-memory), or on the writer thread. */
+  /** Commits one batch on this thread's connection; null when the writer thread commits. */
   private readonly commitInPlace: ((batch: AppendRequest[]) => BatchOutcome) | null;
   private writer: WriterThread | null = null;
 
@@ -271,7 +271,7 @@ export class SqliteEventStore implements EventStore {
   /**
    * The known heads, or none once a commit other than this process's own has landed since they were checked.
    * `PRAGMA data_version` tells for a few microseconds that some other connection committed; the writer thread is
-   * one, so the log's head then tells whose it was.
+   * one, so the events after the known head then tell whose it was.
    */
   private knownHeads(): Map<string, StreamHead> {
     const version = this.stmt.dataVersion.get()!.data_version;
