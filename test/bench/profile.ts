@@ -79,9 +79,26 @@ function summarize(profile: CpuProfile, top: number, callersOf: string | undefin
   }
   printTop('Self time by package or source folder', byArea, total, top);
   printTop('Self time by function', byFunction, total, top);
-  if (!callersOf) return;
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // Whose work a sample is: the innermost frame of a module or a projector on its stack (better-sqlite3's statements,
+  // TypeORM, the JSON helpers and the projection runner count for the projector or module that called them), else
+  // the innermost of the platform's own folders; what has neither is node's, a package's, or V8's own.
+  const byOwner = new Map<string, number>();
+  for (const [id, t] of byNode) {
+    let owner: string | null = null;
+    let platformArea: string | null = null;
+    for (let n: number | undefined = id; n !== undefined && owner === null; n = parent.get(n)) {
+      const { url, functionName } = nodes.get(n)!.callFrame;
+      const area = areaOf(url, functionName);
+      if (/^(projections|src\/modules)\//.test(area)) owner = area;
+      else if (platformArea === null && area.startsWith('src/')) platformArea = area;
+    }
+    const key = owner ?? platformArea ?? '(outside our code: node, packages, V8, idle)';
+    byOwner.set(key, (byOwner.get(key) ?? 0) + t);
+  }
+  printTop('Time by owner (the innermost module or projector on the stack)', byOwner, total, top);
+  if (!callersOf) return;
   const chains = new Map<string, number>();
   for (const [id, t] of byNode) {
     if (nodes.get(id)!.callFrame.functionName !== callersOf) continue;
