@@ -22,11 +22,13 @@ import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startTestApp, type TestApp } from '../support/app';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
 import { registerTrader } from '../support/traders';
-import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, settle } from './http-harness';
+import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, settle, startBareApp } from './http-harness';
 import type { ClientRequest, RunAnswer } from './latency-client';
 import { placementSetupFactory } from './order-flow';
 import { log, pad, padL, printSummary, runBenchmark, scaled, SCALE } from './report';
@@ -141,6 +143,58 @@ function stageMedians(timings: string[], latencies: number[]): Array<{ stage: st
   });
 }
 
+/**
+ * The garbage collector's pauses while `run` runs (perf_hooks 'gc' entries: each stops the event loop for its
+ * duration, so a request that meets one waits for it).
+ */
+async function gcPausesDuring<T>(run: () => Promise<T>): Promise<{ result: T; pauses: number[] }> {
+  const pauses: number[] = [];
+  const observer = new PerformanceObserver((list) => list.getEntries().forEach((e: PerformanceEntry) => pauses.push(e.duration * 1000)));
+  observer.observe({ entryTypes: ['gc'] });
+  try {
+    return { result: await run(), pauses };
+  } finally {
+    observer.disconnect();
+  }
+}
+
+/**
+ * What any command costs at the least on this stack, for the breakdown: a bare NestJS-on-Fastify POST answering `{}`,
+ * and the platform's placement with nothing after its commit (no matching engine, no billing, no wait for the read
+ * models: it answers 202 once the event is durable), each on its own app, one request at a time.
+ */
+async function commandFloors(dir: string, body: () => string): Promise<{ bare: RunAnswer & { cpuPerRequest: number | null }; alone: RunAnswer & { cpuPerRequest: number | null } }> {
+  let bareApp: NestFastifyApplication | undefined;
+  let lone: TestApp | undefined;
+  const clients: Client[] = [];
+  try {
+    const started = await startBareApp();
+    bareApp = started.app;
+    const bareClient = await Client.open(started.url);
+    clients.push(bareClient);
+    const bareRequests = (n: number): ClientRequest[] => Array.from({ length: n }, () => ({ method: 'POST', path: '/bare', headers: JSON_HEADERS, body: body() }));
+    await bareClient.run('warm-up bare POST', bareRequests(WARMUP), 201);
+    const bare = await bareClient.run('bare POST', bareRequests(REQUESTS), 201);
+
+    const loneDir = join(dir, 'alone');
+    mkdirSync(loneDir);
+    lone = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: loneDir, MATCHING_ENGINES: 'false', BILLING_ENFORCEMENT: 'false', READ_YOUR_WRITES_TIMEOUT_MS: '0' });
+    await lone.app.listen({ port: 0, host: '127.0.0.1' });
+    const trader = await registerTrader(lone);
+    const loneClient = await Client.open(baseUrl(lone.app));
+    clients.push(loneClient);
+    const loneRequests = (n: number): ClientRequest[] => Array.from({ length: n }, () => ({ method: 'POST', path: ORDERS_PATH, headers: { ...JSON_HEADERS, ...trader }, body: body() }));
+    await loneClient.run('warm-up placements alone', loneRequests(WARMUP), 202);
+    await settle();
+    const alone = await loneClient.run('placement alone', loneRequests(REQUESTS), 202);
+    return { bare, alone };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+    if (lone) await lone.close().catch(() => undefined);
+    if (bareApp) await bareApp.close().catch(() => undefined);
+  }
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'latency-bench-'));
   const dataDir = join(dir, 'data');
@@ -173,6 +227,9 @@ async function main(): Promise<void> {
     };
     log();
     row('floor: durable 1-row SQLite commit', floor, null);
+    const floors = await commandFloors(dir, () => nextOrder({}).body);
+    row('bare NestJS-on-Fastify POST (answers {})', percentiles(floors.bare.latencies), floors.bare.cpuPerRequest);
+    row('placement alone (no engine/billing/RYW: 202)', percentiles(floors.alone.latencies), floors.alone.cpuPerRequest);
 
     await client.run('warm-up placements', placements(WARMUP, placer), 201);
     await client.run('warm-up liveness', live.slice(0, WARMUP), 200);
@@ -182,7 +239,7 @@ async function main(): Promise<void> {
     row('GET /health/live (quiet)', liveQuiet, quiet.cpuPerRequest);
 
     await settle();
-    const placed = await client.run('placement', placements(REQUESTS, placer), 201, true);
+    const { result: placed, pauses } = await gcPausesDuring(() => client.run('placement', placements(REQUESTS, placer), 201, true));
     const place = percentiles(placed.latencies);
     row('POST orders (a new resting order)', place, placed.cpuPerRequest, [
       { what: 'p50 <= 3x floor', ok: place.p50 <= 3 * floor.p50 },
@@ -192,6 +249,12 @@ async function main(): Promise<void> {
     log();
     log('   where a placement\'s time goes (Server-Timing, median and p99 of each stage over the run):');
     for (const s of stageMedians(placed.timings, placed.latencies)) log(`      ${pad(s.stage, 36)} p50 ${padL(fmt(s.p50), 7)} ms  p99 ${padL(fmt(s.p99), 7)} ms`);
+    const gc = percentiles(pauses.length > 0 ? pauses : [0]);
+    const runUs = placed.latencies.reduce((a, b) => a + b, 0);
+    log(
+      `   garbage-collector pauses during the placements: ${pauses.length} (one per ${(REQUESTS / Math.max(1, pauses.length)).toFixed(0)} requests), ` +
+        `p50 ${fmt(gc.p50)} ms, p90 ${fmt(gc.p90)} ms, max ${fmt(gc.max)} ms, ${((pauses.reduce((a, b) => a + b, 0) / runUs) * 100).toFixed(1)}% of the run`,
+    );
     log();
 
     await settle();

@@ -1,6 +1,7 @@
 /**
- * Where a request's time goes: `npm run bench:profile -- <placement|list|health> [seconds] [--connections N] [--callers F]`
- * (`--connections 1`: one request at a time, as the latency benchmark sends them).
+ * Where a request's time goes: `npm run bench:profile -- <placement|list|health> [seconds] [--connections N] [--callers F]
+ * [--allocations]` (`--connections 1`: one request at a time, as the latency benchmark sends them; `--allocations`:
+ * also what the run allocated, by package and function).
  *
  * Boots the real application in process on a fresh temp DATA_DIR (as the HTTP benchmark does), loads it with
  * autocannon in one worker thread, and records a V8 CPU profile of the main thread during the measured run only (the
@@ -112,6 +113,41 @@ function summarize(profile: CpuProfile, top: number, callersOf: string | undefin
   printTop(`Callers of ${callersOf}`, chains, total, top);
 }
 
+interface AllocationNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocationNode[];
+}
+interface AllocationProfile {
+  head: AllocationNode;
+}
+
+/**
+ * `--allocations`: what the measured run allocated (V8's sampling heap profiler, every 16 KB on average), per response,
+ * by package or source folder and by function. The young generation's collections, which pause the event loop, come
+ * as often as this fills it.
+ */
+function summarizeAllocations(profile: AllocationProfile, responses: number, top: number): void {
+  const byArea = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  const walk = (node: AllocationNode): void => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const area = areaOf(url, functionName || '(anonymous)');
+      byArea.set(area, (byArea.get(area) ?? 0) + node.selfSize);
+      const fn = `${functionName || '(anonymous)'} ${url ? `${url.split('/').slice(-2).join('/')}:${lineNumber + 1}` : ''}`.trimEnd();
+      byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
+    }
+    node.children.forEach(walk);
+  };
+  walk(profile.head);
+  log(`Allocated during the measured run: ${(total / 1e6).toFixed(0)} MB, ${(total / Math.max(1, responses) / 1024).toFixed(0)} KB per response (sampled)`);
+  printTop('Allocation by package or source folder', byArea, total, top);
+  printTop('Allocation by function', byFunction, total, top);
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const scenario = args[0] ?? 'placement';
@@ -120,6 +156,7 @@ async function main(): Promise<void> {
   const callersOf = callersAt >= 0 ? args[callersAt + 1] : undefined;
   const connectionsAt = args.indexOf('--connections');
   const connections = connectionsAt >= 0 ? Number(args[connectionsAt + 1]) : undefined;
+  const allocations = args.includes('--allocations');
   if (!['placement', 'list', 'health'].includes(scenario)) throw new Error('scenario: placement | list | health');
 
   const dir = mkdtempSync(join(tmpdir(), 'profile-'));
@@ -150,15 +187,18 @@ async function main(): Promise<void> {
       new Promise((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result as T))));
     await post('Profiler.enable');
     await post('Profiler.setSamplingInterval', { interval: 200 });
+    if (allocations) await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
     await post('Profiler.start');
     const measured = await measure(`${scenario} (${seconds} s)`, url, request, { durationS: seconds, prepare: false, connections });
     const { profile } = await post<{ profile: CpuProfile }>('Profiler.stop');
+    const sampled = allocations ? await post<{ profile: AllocationProfile }>('HeapProfiler.stopSampling') : null;
     session.disconnect();
 
     const file = resolve(`profile-${scenario}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
     log(`CPU profile of the measured run: ${file} (${measured.result['2xx']} responses)`);
     summarize(profile, 30, callersOf);
+    if (sampled) summarizeAllocations(sampled.profile, measured.result['2xx'], 30);
   } finally {
     if (platform) await platform.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

@@ -5,9 +5,16 @@
  */
 import type { EventSubscription, RecordedEvent } from './event-store.port';
 
-/** Waiters for the next commit a store sees, each with a poll timeout; `generation` counts the commits seen. */
+/**
+ * Waiters for the next commit a store sees, each with a poll timeout; `generation` counts the commits seen. After a
+ * commit every live subscription (each projector, engine and job) waits again, so the timeouts share one timer, armed
+ * for the earliest: a timer each was a large part of what a commit allocated, and the young generation's collections
+ * that follow pause the event loop.
+ */
 export class CommitWaiters {
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Map<() => void, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
   generation = 0;
 
   get size(): number {
@@ -18,20 +25,13 @@ export class CommitWaiters {
   wait(ms: number): { promise: Promise<void>; cancel(): void } {
     let done!: () => void;
     const promise = new Promise<void>((resolve) => (done = resolve));
-    const timer = setTimeout(() => {
-      this.waiters.delete(onCommit);
-      done();
-    }, ms);
-    const onCommit = (): void => {
-      clearTimeout(timer);
-      done();
-    };
-    this.waiters.add(onCommit);
+    const deadline = Date.now() + ms;
+    this.waiters.set(done, deadline);
+    if (deadline < this.timerAt) this.arm(deadline);
     return {
       promise,
       cancel: () => {
-        clearTimeout(timer);
-        this.waiters.delete(onCommit);
+        this.waiters.delete(done);
         done();
       },
     };
@@ -39,8 +39,30 @@ export class CommitWaiters {
 
   wake(): void {
     this.generation += 1;
-    for (const wake of this.waiters) wake();
+    // Resolving only queues the waiters' continuations: none waits again before the set is cleared.
+    for (const wake of this.waiters.keys()) wake();
     this.waiters.clear();
+  }
+
+  private arm(at: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.expire(), Math.max(0, at - Date.now()));
+  }
+
+  /** Ends the waits that are due, and arms the timer for the next (none if nobody waits: a wake emptied the set). */
+  private expire(): void {
+    this.timer = null;
+    this.timerAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [done, deadline] of this.waiters) {
+      if (deadline <= now) {
+        this.waiters.delete(done);
+        done();
+      } else if (deadline < next) next = deadline;
+    }
+    if (next !== Infinity) this.arm(next);
   }
 }
 
@@ -74,16 +96,33 @@ export class LogSubscription implements EventSubscription {
     }
   }
 
-  /** What one read returns is exactly what is available: handed over as it is, no per-event hand-off. */
-  async *batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
+  /**
+   * What one read returns is exactly what is available: handed over as it is, no per-event hand-off. A plain iterator
+   * rather than an async generator: after each commit every subscription takes a step, and a generator's step costs
+   * several promises where this costs one when the log already holds the batch.
+   */
+  batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
+    const iterator: AsyncIterator<RecordedEvent[]> = {
+      next: () => this.nextBatch(maxSize),
+      return: async () => {
+        this.finish();
+        return { done: true, value: undefined };
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
+  }
+
+  private async nextBatch(maxSize: number): Promise<IteratorResult<RecordedEvent[]>> {
     try {
       while (!this.closed && !this.store.isClosed) {
         const seen = this.store.commitGeneration;
         let batch: RecordedEvent[];
         try {
-          batch = await this.store.readBatch(this.after, maxSize);
+          // The SQLite store reads synchronously: no await (a promise, and its hooks) when there is nothing to wait for.
+          const read = this.store.readBatch(this.after, maxSize);
+          batch = read instanceof Promise ? await read : read;
         } catch (error) {
-          if (this.closed || this.store.isClosed) return;
+          if (this.closed || this.store.isClosed) break;
           throw error;
         }
         if (batch.length === 0) {
@@ -96,12 +135,20 @@ export class LogSubscription implements EventSubscription {
           continue;
         }
         this.after = batch[batch.length - 1].position;
-        yield batch;
+        return { done: false, value: batch };
       }
-    } finally {
-      this.closed = true;
-      this.store.forgetSubscription(this);
+    } catch (error) {
+      this.finish();
+      throw error;
     }
+    this.finish();
+    return { done: true, value: undefined };
+  }
+
+  /** Ended: by its consumer, by a failed read, or with the store. */
+  private finish(): void {
+    this.closed = true;
+    this.store.forgetSubscription(this);
   }
 
   async close(): Promise<void> {

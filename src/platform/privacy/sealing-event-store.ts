@@ -88,12 +88,27 @@ export class SealingEventStore implements EventStore {
         for await (const e of inner) yield (await openAll([e]))[0];
       },
       batches(maxSize: number): AsyncIterable<RecordedEvent[]> {
-        const source = inner.batches(maxSize);
-        return {
-          async *[Symbol.asyncIterator]() {
-            for await (const batch of source) yield await openAll(batch);
-          },
+        // A plain mapping iterator, not an async generator: one step of every subscription follows each commit.
+        const source = inner.batches(maxSize)[Symbol.asyncIterator]();
+        // A batch that cannot be opened ends the subscription too, as the generator's loop did on the way out.
+        const failed = async (error: unknown): Promise<never> => {
+          await source.return?.();
+          throw error;
         };
+        const opened = (step: IteratorResult<RecordedEvent[]>): IteratorResult<RecordedEvent[]> | Promise<IteratorResult<RecordedEvent[]>> => {
+          if (step.done) return step;
+          try {
+            const events = openAll(step.value);
+            return events instanceof Promise ? events.then((value) => ({ done: false, value }), failed) : { done: false, value: events };
+          } catch (error) {
+            return failed(error);
+          }
+        };
+        const iterator: AsyncIterator<RecordedEvent[]> = {
+          next: () => source.next().then(opened),
+          return: () => source.return?.() ?? Promise.resolve({ done: true, value: undefined }),
+        };
+        return { [Symbol.asyncIterator]: () => iterator };
       },
       close: () => inner.close(),
     };

@@ -315,7 +315,8 @@ export class ProjectionRunner {
     try {
       for await (const batch of subscription.batches(this.batchSize)) {
         if (r.lease.isStopping) break;
-        await this.applyBatch(r, batch);
+        const applying = this.applyBatch(r, batch);
+        if (applying) await applying;
       }
     } finally {
       r.subscription = null;
@@ -324,21 +325,29 @@ export class ProjectionRunner {
     if (!r.lease.isStopping) throw new LeaseLost(r.projector.name);
   }
 
-  private async applyBatch(r: Running, batch: RecordedEvent[]): Promise<void> {
+  /** Synchronous (no promise) for a batch with nothing for the projector, as most are after a commit. */
+  private applyBatch(r: Running, batch: RecordedEvent[]): Promise<void> | undefined {
     const last = batch[batch.length - 1].position;
     const mine = batch.filter((event) => r.handles.has(event.type));
     if (mine.length === 0) {
       // Most batches carry nothing for most projectors: no transaction, the read model has passed them as it is.
       this.saveIdleCheckpointSoon(r);
-    } else {
-      await this.exclusive(r, () =>
-        this.db.transaction(async (tx) => {
-          for (const event of mine) await r.projector.apply(event, tx);
-          await this.checkpoints.advance(tx, r.projector.name, last);
-        }),
-      );
-      r.saved = last;
+      this.applied(r, batch);
+      return undefined;
     }
+    return this.exclusive(r, () =>
+      this.db.transaction(async (tx) => {
+        for (const event of mine) await r.projector.apply(event, tx);
+        await this.checkpoints.advance(tx, r.projector.name, last);
+      }),
+    ).then(() => {
+      r.saved = last;
+      this.applied(r, batch);
+    });
+  }
+
+  private applied(r: Running, batch: RecordedEvent[]): void {
+    const last = batch[batch.length - 1].position;
     r.status.checkpoint = last;
     r.status.last_error = null;
     r.status.last_applied_at = batch[batch.length - 1].occurred_at;
