@@ -327,14 +327,14 @@ export class ProjectionRunner {
 
   /** Synchronous (no promise) for a batch with nothing for the projector, as most are after a commit. */
   private applyBatch(r: Running, batch: RecordedEvent[]): Promise<void> | undefined {
-    const last = batch[batch.length - 1].position;
-    const mine = batch.filter((event) => r.handles.has(event.type));
-    if (mine.length === 0) {
+    if (!batch.some((event) => r.handles.has(event.type))) {
       // Most batches carry nothing for most projectors: no transaction, the read model has passed them as it is.
       this.saveIdleCheckpointSoon(r);
       this.applied(r, batch);
       return undefined;
     }
+    const last = batch[batch.length - 1].position;
+    const mine = batch.filter((event) => r.handles.has(event.type));
     return this.exclusive(r, () =>
       this.db.transaction(async (tx) => {
         for (const event of mine) await r.projector.apply(event, tx);
