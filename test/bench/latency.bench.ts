@@ -266,6 +266,9 @@ async function main(): Promise<void> {
       { what: 'p50 <= 3x floor', ok: cancel.p50 <= 3 * floor.p50 },
       { what: 'p99 <= 15x floor', ok: cancel.p99 <= 15 * floor.p50 },
     ]);
+    log('   where a cancel\'s time goes:');
+    for (const st of stageMedians(cancelled.timings, cancelled.latencies)) log(`      ${pad(st.stage, 36)} p50 ${padL(fmt(st.p50), 7)} ms  p99 ${padL(fmt(st.p99), 7)} ms`);
+    log();
 
     await settle();
     const pages: ClientRequest[] = Array.from({ length: REQUESTS }, () => ({ method: 'GET', path: ORDERS_PATH, headers: placer }));
