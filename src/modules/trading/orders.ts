@@ -112,9 +112,9 @@ export class ListOrders {
   constructor(readonly principal: Principal, readonly filters: { market?: string; status?: string }, readonly limit: number, readonly cursor?: string) {}
 }
 
-/** A page of the caller's orders: each the Order record's JSON text, newest first. */
+/** A page of the caller's orders: each the Order record's JSON (UTF-8), newest first. */
 export interface OrderPage {
-  orders: string[];
+  orders: Buffer[];
   next_cursor?: string;
 }
 
@@ -159,7 +159,7 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
     // One cache lookup per order; only the orders not rendered at their current version are read whole.
     const cached = page.map((k) => this.rendered.get(k.order_uuid, k.wire_version));
     const stale = page.filter((_, i) => cached[i] === undefined).map((k) => k.order_uuid);
-    const fresh = new Map<string, string>();
+    const fresh = new Map<string, Buffer>();
     for (let i = 0; i < stale.length; i += 500) {
       const ids = stale.slice(i, i + 500);
       const rows: Array<OrderWireRow & { wire_version: number }> = await this.db.reader.query(

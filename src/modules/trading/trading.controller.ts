@@ -21,6 +21,10 @@ import type { MarketRow } from '../../../projections/trading-markets/trading-mar
 import { ApiErrors } from '../../platform/http/openapi';
 import { CancellationResultEntryResponse, CancellationResultResponse, MarketListResponse, MarketResponse, OrderListResponse, PlacedOrderResponse } from './dto/responses.dto';
 
+const PAGE_OPEN = Buffer.from('{"response":[');
+const COMMA = Buffer.from(',');
+const PAGE_CLOSE = Buffer.from('],"success":true}');
+
 @ApiTags('trading')
 @ApiExtraModels(MarketResponse, CancellationResultEntryResponse)
 @Controller('api/v1/api/v1/mtf')
@@ -85,13 +89,16 @@ export class MtfController {
   @Get('orders')
   @ApiOperation({ summary: 'Your orders, newest first (next page cursor in X-Next-Cursor).' })
   @ApiOkResponse({ type: OrderListResponse, headers: { 'X-Next-Cursor': { description: 'The next page, when there is one.', schema: { type: 'string' } } } })
-  async listOrders(@Query() query: ListOrdersQuery, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async listOrders(@Query() query: ListOrdersQuery, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<Buffer> {
     const limit = pageLimit(query.limit, { default: 100, max: 1000 });
     const page: OrderPage = await this.queryBus.execute(new ListOrders(principal, { market: query.market, status: query.status }, limit, query.cursor));
     if (page.next_cursor) reply.header('X-Next-Cursor', page.next_cursor);
-    // The records are JSON text already: the body is put together, not serialized again.
+    // The records are JSON bytes already: the body is put together, not serialized (nor encoded) again.
     void reply.header('content-type', 'application/json; charset=utf-8');
-    return `{"response":[${page.orders.join(',')}],"success":true}`;
+    const parts: Buffer[] = [PAGE_OPEN];
+    page.orders.forEach((order, i) => (i === 0 ? parts.push(order) : parts.push(COMMA, order)));
+    parts.push(PAGE_CLOSE);
+    return Buffer.concat(parts);
   }
 
   @Capability('markets', { exposure: 'restricted' })
