@@ -32,6 +32,7 @@ export class CommitWaiters {
       promise,
       cancel: () => {
         this.waiters.delete(done);
+        if (this.waiters.size === 0) this.disarm();
         done();
       },
     };
@@ -42,12 +43,20 @@ export class CommitWaiters {
     // Resolving only queues the waiters' continuations: none waits again before the set is cleared.
     for (const wake of this.waiters.keys()) wake();
     this.waiters.clear();
+    // Nobody waits now: no timer left to hold a closing process (the next waits arm one).
+    this.disarm();
   }
 
   private arm(at: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
     this.timer = setTimeout(() => this.expire(), Math.max(0, at - Date.now()));
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
   }
 
   /** Ends the waits that are due, and arms the timer for the next (none if nobody waits: a wake emptied the set). */
