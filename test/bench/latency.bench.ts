@@ -195,6 +195,12 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: R
   }
 }
 
+/** Each stage's median and p99 over a run, one line each. */
+function printStages(title: string, answer: RunAnswer): void {
+  log(`   ${title}`);
+  for (const s of stageMedians(answer.timings, answer.latencies)) log(`      ${pad(s.stage, 36)} p50 ${padL(fmt(s.p50), 7)} ms  p99 ${padL(fmt(s.p99), 7)} ms`);
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'latency-bench-'));
   const dataDir = join(dir, 'data');
@@ -247,8 +253,7 @@ async function main(): Promise<void> {
     ]);
 
     log();
-    log('   where a placement\'s time goes (Server-Timing, median and p99 of each stage over the run):');
-    for (const s of stageMedians(placed.timings, placed.latencies)) log(`      ${pad(s.stage, 36)} p50 ${padL(fmt(s.p50), 7)} ms  p99 ${padL(fmt(s.p99), 7)} ms`);
+    printStages("where a placement's time goes (Server-Timing, median and p99 of each stage over the run):", placed);
     const gc = percentiles(pauses.length > 0 ? pauses : [0]);
     const runUs = placed.latencies.reduce((a, b) => a + b, 0);
     log(
@@ -266,8 +271,7 @@ async function main(): Promise<void> {
       { what: 'p50 <= 3x floor', ok: cancel.p50 <= 3 * floor.p50 },
       { what: 'p99 <= 15x floor', ok: cancel.p99 <= 15 * floor.p50 },
     ]);
-    log('   where a cancel\'s time goes:');
-    for (const st of stageMedians(cancelled.timings, cancelled.latencies)) log(`      ${pad(st.stage, 36)} p50 ${padL(fmt(st.p50), 7)} ms  p99 ${padL(fmt(st.p99), 7)} ms`);
+    printStages("where a cancel's time goes:", cancelled);
     log();
 
     await settle();

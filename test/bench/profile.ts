@@ -50,6 +50,11 @@ function areaOf(url: string, name: string): string {
   return url.startsWith('node:') ? url : url.split('/').slice(-2).join('/');
 }
 
+/** A function as the summaries name it: its name, and its file and line when it has one. */
+function functionKey({ functionName, url, lineNumber }: { functionName: string; url: string; lineNumber: number }): string {
+  return `${functionName || '(anonymous)'} ${url ? `${url.split('/').slice(-2).join('/')}:${lineNumber + 1}` : ''}`.trimEnd();
+}
+
 function selfTimes(profile: CpuProfile): { total: number; byNode: Map<number, number> } {
   const byNode = new Map<number, number>();
   let total = 0;
@@ -72,10 +77,10 @@ function summarize(profile: CpuProfile, top: number, callersOf: string | undefin
   const byArea = new Map<string, number>();
   const byFunction = new Map<string, number>();
   for (const [id, t] of byNode) {
-    const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
-    const area = areaOf(url, functionName || '(anonymous)');
+    const frame = nodes.get(id)!.callFrame;
+    const area = areaOf(frame.url, frame.functionName || '(anonymous)');
     byArea.set(area, (byArea.get(area) ?? 0) + t);
-    const fn = `${functionName || '(anonymous)'} ${url ? `${url.split('/').slice(-2).join('/')}:${lineNumber + 1}` : ''}`.trimEnd();
+    const fn = functionKey(frame);
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + t);
   }
   printTop('Self time by package or source folder', byArea, total, top);
@@ -132,12 +137,11 @@ function summarizeAllocations(profile: AllocationProfile, responses: number, top
   const byFunction = new Map<string, number>();
   let total = 0;
   const walk = (node: AllocationNode): void => {
-    const { functionName, url, lineNumber } = node.callFrame;
     if (node.selfSize > 0) {
       total += node.selfSize;
-      const area = areaOf(url, functionName || '(anonymous)');
+      const area = areaOf(node.callFrame.url, node.callFrame.functionName || '(anonymous)');
       byArea.set(area, (byArea.get(area) ?? 0) + node.selfSize);
-      const fn = `${functionName || '(anonymous)'} ${url ? `${url.split('/').slice(-2).join('/')}:${lineNumber + 1}` : ''}`.trimEnd();
+      const fn = functionKey(node.callFrame);
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
     }
     node.children.forEach(walk);

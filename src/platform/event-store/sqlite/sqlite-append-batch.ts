@@ -79,9 +79,11 @@ export function openLogConnection(filename: string): Database.Database {
   return db;
 }
 
+/** A statement answering positions and revisions as bigint (safe integers), as the log's readers take them. */
+export const safe = <T extends Database.Statement<any, any>>(s: T): T => s.safeIntegers(true) as T;
+
 /** Commits batches of appends on `db`: `commit(batch)` runs one transaction and answers each append's outcome. */
 export function batchCommitter(db: Database.Database): (batch: AppendRequest[]) => BatchOutcome {
-  const safe = <T extends Database.Statement<any, any>>(s: T): T => s.safeIntegers(true) as T;
   const stmt = {
     tail: safe(db.prepare<[string], { revision: bigint; event_commitment: string }>('SELECT revision, event_commitment FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')),
     byId: safe(db.prepare<[string], { stream: string; revision: bigint; position: bigint }>('SELECT stream, revision, position FROM events WHERE event_id = ?')),

@@ -26,7 +26,7 @@ import { canonicalTexts, idempotentReplayOf, validateAppend } from '../append-va
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
 import { startModuleWorker } from '../../workers/module-worker';
 import { CommitWaiters, LogSubscription } from '../log-subscription';
-import { batchCommitter, openLogConnection, type AppendOutcome, type AppendRequest, type BatchOutcome, type EventRow } from './sqlite-append-batch';
+import { batchCommitter, openLogConnection, safe, type AppendOutcome, type AppendRequest, type BatchOutcome, type EventRow } from './sqlite-append-batch';
 import type { WriterAnswer, WriterRequest } from './sqlite-writer.worker';
 
 export { EVENTS_SCHEMA, INSERT_EVENT, type EventRow } from './sqlite-append-batch';
@@ -123,7 +123,6 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.batchSize = options.subscriptionBatchSize ?? 512;
 
-    const safe = <T extends Database.Statement<any, any>>(s: T): T => s.safeIntegers(true) as T;
     this.stmt = {
       forwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?')),
       backwards: safe(this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?')),
