@@ -321,7 +321,9 @@ describe('three API nodes on one PostgreSQL event store (real server processes)'
       }
     })();
 
-    await new Promise((r) => setTimeout(r, 3000));
+    // Mid-load: at least 3 s of it and more than 20 orders acknowledged (a slow, busy machine takes longer to get there).
+    const loadStarted = Date.now();
+    while ((Date.now() - loadStarted < 3000 || acked.orders.length <= 20) && Date.now() - loadStarted < 30_000) await new Promise((r) => setTimeout(r, 100));
     const beforeKill = acked.orders.length;
     const exited = new Promise((resolve) => holder.process!.once('exit', resolve));
     holder.process!.kill('SIGKILL');
