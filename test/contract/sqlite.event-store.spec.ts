@@ -178,6 +178,38 @@ describe('SqliteEventStore specifics', () => {
     await store.close();
   });
 
+  it.each([true, false])('passes a waiting subscription over its own commits with none of the wanted types, and delivers whole those with one (writer thread: %s)', async (writerThread) => {
+    const store = openStore(writerThread);
+    await store.append('before', [newEvent('Before')], 'no_stream');
+    const passed: bigint[] = [];
+    const sub = store.subscribeToAll({ after: await store.headPosition(), passOver: { types: new Set(['Wanted']), passed: (position) => void passed.push(position) } });
+    const batches = sub.batches(100)[Symbol.asyncIterator]();
+    const first = batches.next();
+
+    const other = await store.append('other', [newEvent('Other'), newEvent('Other')], 'no_stream');
+    expect(passed).toEqual([other.position]);
+    const mixed = await store.append('mixed', [newEvent('Other'), newEvent('Wanted')], 'no_stream');
+    // Delivered whole, from just after the passed position; nothing passed for it.
+    expect((await first).value.map((e: { type: string; position: bigint }) => [e.type, e.position])).toEqual([['Other', mixed.position - 1n], ['Wanted', mixed.position]]);
+    expect(passed).toEqual([other.position]);
+    await sub.close();
+    await store.close();
+  });
+
+  it("reads another connection's commits, never passes over them", async () => {
+    const [mine, theirs] = twoConnections();
+    const passed: bigint[] = [];
+    const sub = mine.subscribeToAll({ after: 0n, passOver: { types: new Set(['Wanted']), passed: (position) => void passed.push(position) } });
+    const batches = sub.batches(100)[Symbol.asyncIterator]();
+    const first = batches.next();
+    await theirs.append('theirs', [newEvent('Other')], 'no_stream');
+    // Found at the poll: this store knows nothing of what that commit holds.
+    expect((await first).value.map((e: { type: string }) => e.type)).toEqual(['Other']);
+    expect(passed).toEqual([]);
+    await sub.close();
+    await Promise.all([mine.close(), theirs.close()]);
+  });
+
   it('fails a whole group commit on a storage error, leaving nothing half-written (commits in place)', async () => {
     const store = openStore(false);
     const db = (store as unknown as { db: Database.Database }).db;

@@ -97,6 +97,38 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     expect((await rows())[0]).toMatchObject({ balance: '15', entries: 2 });
   });
 
+  it('is past a commit of this process with nothing for it when the append returns, without reading it; a commit with its events is applied', async () => {
+    // A poll interval no test step reaches: every read the subscription makes here follows a commit's wake-up.
+    const log = new SqliteEventStore({ filename: join(testDb.dataDir, 'quiet-events.sqlite'), pollIntervalMs: 60_000 });
+    const projector = new TestLedgerProjector();
+    const r = new ProjectionRunner(log, db, [projector], { batchSize: 50, retryDelayMs: 20 });
+    try {
+      const id = hex32();
+      await log.append(ledgerStream(id), [newEvent('LedgerOpened', { ledger_id: id, owner: 'ada' })], 'no_stream');
+      r.start();
+      expect(await r.waitFor(await log.headPosition(), undefined, 5000)).toBe(true);
+      const reads = jest.spyOn(log, 'readBatch');
+      const applied = jest.spyOn(projector, 'apply');
+
+      const { position } = await log.append(`unrelated-${hex32()}`, [newEvent('SomethingElse'), newEvent('SomethingElse')], 'no_stream');
+      // Passed over as the commit settled (SubscribeOptions.passOver), before the append's caller goes on.
+      expect(r.status()[0].checkpoint).toBe(position);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(reads).not.toHaveBeenCalled();
+      expect(applied).not.toHaveBeenCalled();
+
+      // A commit holding one of its events is read, from just after the passed position, and applied.
+      const credited = await log.append(ledgerStream(id), [newEvent('LedgerCredited', { ledger_id: id, amount: '5' })], 'any');
+      expect(await r.waitFor(credited.position, undefined, 5000)).toBe(true);
+      expect(reads).toHaveBeenCalledWith(position, expect.any(Number));
+      expect(applied).toHaveBeenCalledTimes(1);
+      expect((await rows()).find((x) => x.ledger_id === id)).toMatchObject({ balance: '5', entries: 1 });
+    } finally {
+      await r.stop();
+      await log.close();
+    }
+  });
+
   it('passes events it ignores without a transaction, stores that checkpoint soon after, and restarts from it unchanged', async () => {
     const a = await openLedger('ada', ['10']);
     const r = runner();

@@ -74,6 +74,18 @@ export interface ReadAllOptions {
 export interface SubscribeOptions {
   /** Exclusive: the subscription delivers events after this position. Omitted means from the start. */
   after?: bigint;
+  /**
+   * The consumer acts on these event types only. A store may then pass over a commit of this process holding none of
+   * them without delivering it, and say how far it passed (the position and time of its last event) instead; the next
+   * batch starts after that. Stores that do not (EventStoreDB, PostgreSQL) deliver every event as without it.
+   */
+  passOver?: PassOver;
+}
+
+export interface PassOver {
+  readonly types: ReadonlySet<string>;
+  /** Called synchronously, while the consumer waits for its next batch. */
+  passed(position: bigint, occurred_at: string): void;
 }
 
 /**

@@ -310,7 +310,8 @@ export class ProjectionRunner {
   }
 
   private async consume(r: Running, from: bigint): Promise<void> {
-    const subscription = this.store.subscribeToAll({ after: from });
+    // Commits with nothing for the projector are passed over where the store can (SubscribeOptions.passOver).
+    const subscription = this.store.subscribeToAll({ after: from, passOver: { types: r.handles, passed: (position, occurredAt) => this.passed(r, position, occurredAt) } });
     r.subscription = subscription;
     try {
       for await (const batch of subscription.batches(this.batchSize)) {
@@ -329,8 +330,8 @@ export class ProjectionRunner {
   private applyBatch(r: Running, batch: RecordedEvent[]): Promise<void> | undefined {
     if (!batch.some((event) => r.handles.has(event.type))) {
       // Most batches carry nothing for most projectors: no transaction, the read model has passed them as it is.
-      this.saveIdleCheckpointSoon(r);
-      this.applied(r, batch);
+      const last = batch[batch.length - 1];
+      this.passed(r, last.position, last.occurred_at);
       return undefined;
     }
     const last = batch[batch.length - 1].position;
@@ -342,15 +343,20 @@ export class ProjectionRunner {
       }),
     ).then(() => {
       r.saved = last;
-      this.applied(r, batch);
+      this.applied(r, last, batch[batch.length - 1].occurred_at);
     });
   }
 
-  private applied(r: Running, batch: RecordedEvent[]): void {
-    const last = batch[batch.length - 1].position;
-    r.status.checkpoint = last;
+  /** Events with nothing for the projector, up to `position`: the read model is past them as it is. */
+  private passed(r: Running, position: bigint, occurredAt: string): void {
+    this.saveIdleCheckpointSoon(r);
+    this.applied(r, position, occurredAt);
+  }
+
+  private applied(r: Running, position: bigint, occurredAt: string): void {
+    r.status.checkpoint = position;
     r.status.last_error = null;
-    r.status.last_applied_at = batch[batch.length - 1].occurred_at;
+    r.status.last_applied_at = occurredAt;
     r.lease.recovered();
     this.notify();
   }

@@ -198,8 +198,12 @@ export class SqliteEventStore implements EventStore {
       this.headsPosition = -1n;
     }
     let last: bigint | null = null;
+    const committed: EventRow[] = [];
     for (const outcome of outcomes) {
-      if ('ok' in outcome && outcome.recorded.length > 0) last = outcome.recorded[outcome.recorded.length - 1].position;
+      if ('ok' in outcome && outcome.recorded.length > 0) {
+        last = outcome.recorded[outcome.recorded.length - 1].position;
+        for (const e of outcome.recorded) committed.push(e);
+      }
     }
     // The commit held the write lock: the log's head is its last event. Heads already checked against a later head
     // (another connection's commit, seen before this outcome arrived) learn nothing from this older commit.
@@ -207,7 +211,7 @@ export class SqliteEventStore implements EventStore {
     if (learns) this.headsPosition = last!;
     if (last !== null && this.turnHead !== null && last > this.turnHead) this.turnHead = last;
     batch.forEach((req, i) => this.settleOne(req, outcomes[i], learns));
-    this.appendWaiters.wake();
+    this.appendWaiters.wake(committed);
   }
 
   private settleOne(req: PendingAppend, outcome: AppendOutcome, learns: boolean): void {
@@ -355,14 +359,14 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
-    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
+    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs, options.passOver);
     this.subscriptions.add(sub);
     return sub;
   }
 
   /** Resolves at the next commit in this process, or after `ms` (appends by other processes are polled). */
-  waitForAppend(ms: number): { promise: Promise<void>; cancel(): void } {
-    return this.appendWaiters.wait(ms);
+  waitForAppend(ms: number, owner?: LogSubscription): { promise: Promise<void>; cancel(): void } {
+    return this.appendWaiters.wait(ms, owner);
   }
 
   get commitGeneration(): number {
