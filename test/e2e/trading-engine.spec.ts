@@ -10,7 +10,8 @@ import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/eve
 import { MatchingEngineHost } from '../../src/modules/trading/engine-host';
 import { engineSnapshotStream, engineStream } from '../../src/modules/trading/domain/engine-events';
 import { startTestApp, type TestApp } from '../support/app';
-import { hex32 } from '../support/events';
+import { hex32, newEvent } from '../support/events';
+import { ledgerStream } from '../support/test-ledger/ledger.domain';
 import { registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
 
 type Order = Record<string, unknown> & { order_uuid: string; status: string; trades: string[] };
@@ -78,6 +79,24 @@ describe.each(COMMIT_MODES)('MTF matching engine (%s)', (_mode, writerThread) =>
     expect(filledBid.cancel_reason).toBeNull();
     const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics.match(/^platform_matching_engine_up\{market_uuid="[0-9a-f]{32}",state="running"\} 1$/gm)).toHaveLength(3);
+  });
+
+  it('passes a commit with no engine input by without a step: the engine has decided up to it when the append returns', async () => {
+    const market = (await t.app.inject({ method: 'GET', url: '/api/v1/api/v1/mtf/markets', headers: alice })).json().response['BTC-PERP'].market_uuid;
+    const host = t.app.get(MatchingEngineHost);
+    const store = t.app.get<EventStore>(EVENT_STORE);
+    // The engine idle, waiting for the next commit.
+    expect(await host.waitForEngine(market, await store.headPosition(), 5000)).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    // The tests' own ledger module's event: appended by no engine input, read by no engine.
+    const ledger = hex32();
+    const { position } = await store.append(ledgerStream(ledger), [newEvent('LedgerOpened', { ledger_id: ledger, owner: 'nobody' })], 'no_stream');
+    // No wait at all (timeout 0): passed over as the commit settled (SubscribeOptions.passOver).
+    expect((await host.waitForEngine(market, position, 0))?.input_position).toBe(position);
+    // Inputs still reach it: a placement after that is decided.
+    const bid = await c.place(alice, { limit_price: String(nextBand()) });
+    expect((await c.settled(alice, bid.order_uuid, 'OPEN')).status).toBe('OPEN');
   });
 
   it('cancels a market order that finds no liquidity with 41_CancelReason_MarketOrderNoLiquidity', async () => {
