@@ -27,6 +27,7 @@ import { Worker } from 'node:worker_threads';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startTestApp, type TestApp } from '../support/app';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { registerTrader } from '../support/traders';
 import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, settle, startBareApp } from './http-harness';
 import type { ClientRequest, RunAnswer } from './latency-client';
@@ -163,7 +164,9 @@ async function gcPausesDuring<T>(run: () => Promise<T>): Promise<{ result: T; pa
  * and the platform's placement with nothing after its commit (no matching engine, no billing, no wait for the read
  * models: it answers 202 once the event is durable), each on its own app, one request at a time.
  */
-async function commandFloors(dir: string, body: () => string): Promise<{ bare: RunAnswer & { cpuPerRequest: number | null }; alone: RunAnswer & { cpuPerRequest: number | null } }> {
+type Measured = RunAnswer & { cpuPerRequest: number | null };
+
+async function commandFloors(dir: string, body: () => string): Promise<{ bare: Measured; alone: Measured; unprojected: Measured }> {
   let bareApp: NestFastifyApplication | undefined;
   let lone: TestApp | undefined;
   const clients: Client[] = [];
@@ -178,7 +181,7 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: R
 
     const loneDir = join(dir, 'alone');
     mkdirSync(loneDir);
-    lone = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: loneDir, MATCHING_ENGINES: 'false', BILLING_ENFORCEMENT: 'false', READ_YOUR_WRITES_TIMEOUT_MS: '0' });
+    lone = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: loneDir, MATCHING_ENGINES: 'false', BILLING_ENFORCEMENT: 'false', READ_YOUR_WRITES_TIMEOUT_MS: '0', SERVER_TIMING: 'true' });
     await lone.app.listen({ port: 0, host: '127.0.0.1' });
     const trader = await registerTrader(lone);
     const loneClient = await Client.open(baseUrl(lone.app));
@@ -187,7 +190,15 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: R
     await loneClient.run('warm-up placements alone', loneRequests(WARMUP), 202);
     await settle();
     const alone = await loneClient.run('placement alone', loneRequests(REQUESTS), 202);
-    return { bare, alone };
+    // The same placements once the node runs no projector (stopped when caught up, so the trader's session is in the
+    // read models): the request's own path and its commit, without the background work the next request waited for.
+    const runner = lone.app.get(ProjectionRunner);
+    const head = await lone.app.get<EventStore>(EVENT_STORE).headPosition();
+    if (!(await runner.waitFor(head, undefined, 30_000))) throw new Error('placement alone: the projections did not catch up');
+    await runner.stop();
+    await settle();
+    const unprojected = await loneClient.run('placement alone, no projectors', loneRequests(REQUESTS), 202);
+    return { bare, alone, unprojected };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
     if (lone) await lone.close().catch(() => undefined);
@@ -236,6 +247,9 @@ async function main(): Promise<void> {
     const floors = await commandFloors(dir, () => nextOrder({}).body);
     row('bare NestJS-on-Fastify POST (answers {})', percentiles(floors.bare.latencies), floors.bare.cpuPerRequest);
     row('placement alone (no engine/billing/RYW: 202)', percentiles(floors.alone.latencies), floors.alone.cpuPerRequest);
+    row('  the same, no projector on the node', percentiles(floors.unprojected.latencies), floors.unprojected.cpuPerRequest);
+    printStages("where a placement alone's time goes (its projectors' work for the previous request shows outside the handlers):", floors.alone);
+    printStages("the same, no projector on the node:", floors.unprojected);
 
     await client.run('warm-up placements', placements(WARMUP, placer), 201);
     await client.run('warm-up liveness', live.slice(0, WARMUP), 200);
