@@ -310,8 +310,10 @@ export class ProjectionRunner {
   }
 
   private async consume(r: Running, from: bigint): Promise<void> {
-    // Commits with nothing for the projector are passed over where the store can (SubscribeOptions.passOver).
-    const subscription = this.store.subscribeToAll({ after: from, passOver: { types: r.handles, passed: (position, occurredAt) => this.passed(r, position, occurredAt) } });
+    // Commits with nothing for the projector are passed over where the store can (SubscribeOptions.passOver); a stopping
+    // projector leaves its checkpoint where the batches left it, as it takes no batch then either.
+    const passOver = { types: r.handles, passed: (position: bigint, occurredAt: string) => !r.lease.isStopping && this.passed(r, position, occurredAt) };
+    const subscription = this.store.subscribeToAll({ after: from, passOver });
     r.subscription = subscription;
     try {
       for await (const batch of subscription.batches(this.batchSize)) {
