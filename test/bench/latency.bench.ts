@@ -162,7 +162,8 @@ async function gcPausesDuring<T>(run: () => Promise<T>): Promise<{ result: T; pa
 /**
  * What any command costs at the least on this stack, for the breakdown: a bare NestJS-on-Fastify POST answering `{}`,
  * and the platform's placement with nothing after its commit (no matching engine, no billing, no wait for the read
- * models: it answers 202 once the event is durable), each on its own app, one request at a time.
+ * models: it answers 202 once the event is durable), each on its own app, one request at a time; then the same
+ * placements once that app runs no projector, so the request's own path shows apart from the projectors' work.
  */
 type Measured = RunAnswer & { cpuPerRequest: number | null };
 
@@ -249,7 +250,7 @@ async function main(): Promise<void> {
     row('placement alone (no engine/billing/RYW: 202)', percentiles(floors.alone.latencies), floors.alone.cpuPerRequest);
     row('  the same, no projector on the node', percentiles(floors.unprojected.latencies), floors.unprojected.cpuPerRequest);
     printStages("where a placement alone's time goes (its projectors' work for the previous request shows outside the handlers):", floors.alone);
-    printStages("the same, no projector on the node:", floors.unprojected);
+    printStages('the same, no projector on the node:', floors.unprojected);
 
     await client.run('warm-up placements', placements(WARMUP, placer), 201);
     await client.run('warm-up liveness', live.slice(0, WARMUP), 200);
