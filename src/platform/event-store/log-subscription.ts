@@ -44,9 +44,10 @@ export class CommitWaiters {
    */
   wake(committed: readonly CommittedEvent[] = []): void {
     this.generation += 1;
+    const passable = committed.length > 0;
     // Resolving only queues the waiters' continuations: none waits again before the wake is over.
     for (const [wake, { owner }] of this.waiters) {
-      if (owner && committed.length > 0 && owner.passesOver(committed)) continue;
+      if (passable && owner?.passesOver(committed)) continue;
       this.waiters.delete(wake);
       wake();
     }

@@ -3,7 +3,7 @@
  * applied and the checkpoint advanced in one read-model transaction, so a crash never leaves a row ahead of or
  * behind its checkpoint. Command handlers wait on `waitFor` for read-your-writes.
  */
-import type { EventStore, RecordedEvent } from '../event-store/event-store.port';
+import type { EventStore, PassOver, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { currentContext, newId } from '../context/request-context';
 import { publishingOf } from '../outbox/outbox';
@@ -312,7 +312,12 @@ export class ProjectionRunner {
   private async consume(r: Running, from: bigint): Promise<void> {
     // Commits with nothing for the projector are passed over where the store can (SubscribeOptions.passOver); a stopping
     // projector leaves its checkpoint where the batches left it, as it takes no batch then either.
-    const passOver = { types: r.handles, passed: (position: bigint, occurredAt: string) => !r.lease.isStopping && this.passed(r, position, occurredAt) };
+    const passOver: PassOver = {
+      types: r.handles,
+      passed: (position, occurredAt) => {
+        if (!r.lease.isStopping) this.passed(r, position, occurredAt);
+      },
+    };
     const subscription = this.store.subscribeToAll({ after: from, passOver });
     r.subscription = subscription;
     try {
