@@ -1,12 +1,25 @@
 /**
- * Security headers (issue 19, item 4), set by @fastify/helmet and @fastify/cors: no answer is cached, nothing is
+ * Security headers (issue 19, item 4), set by helmet and @fastify/cors: no answer is cached, nothing is
  * sniffed, referred or framed, the docs page gets just what Swagger UI needs, and CORS opens only to an allow-list.
  */
 import { loadPlatformConfig } from '../../src/platform/config/platform-config';
 import { startTestApp, type TestApp } from '../support/app';
 import { registerTrader } from '../support/traders';
 
-const EVERYWHERE = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' };
+/** helmet's whole set besides the CSP (worked out once at start, not per request): each answer carries all of it. */
+const EVERYWHERE = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+};
 
 describe('security headers: default configuration', () => {
   let t: TestApp;
