@@ -91,6 +91,12 @@ export const setBarePage = (body: string): void => {
   barePage = body;
 };
 
+/** What `POST /bare/committed` commits: the latency benchmark sets it to a durable one-row commit. */
+let bareCommit: () => void = () => undefined;
+export const setBareCommit = (commit: () => void): void => {
+  bareCommit = commit;
+};
+
 @Controller()
 class BareController {
   @Get('bare')
@@ -107,6 +113,18 @@ class BareController {
 
   @Post('bare')
   post(): object {
+    return {};
+  }
+
+  /**
+   * The framework and the two durable commits every placement causes, and nothing else: one before the answer (the
+   * order's own) and one right after it (the matching engine's decision), both on this thread as the event store
+   * commits by default.
+   */
+  @Post('bare/committed')
+  committed(): object {
+    bareCommit();
+    setImmediate(bareCommit);
     return {};
   }
 }

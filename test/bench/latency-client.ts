@@ -25,6 +25,8 @@ export interface RunAnswer {
   bodies?: string[];
   /** Each response's Server-Timing header ('' where none). */
   timings: string[];
+  /** When each response had been read: milliseconds since the epoch (performance.timeOrigin + now), as 'gc' entries. */
+  endedAt: number[];
 }
 
 interface Response {
@@ -124,16 +126,18 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     const bodies: string[] = [];
     const timings: string[] = [];
+    const endedAt: number[] = [];
     for (const bytes of requests) {
       const ready = await open();
       const started = process.hrtime.bigint();
       const response = await ready.send(bytes);
       latencies.push(Number(process.hrtime.bigint() - started) / 1000);
+      endedAt.push(performance.timeOrigin + performance.now());
       count(response.status);
       timings.push(response.timing ?? '');
       if (m.keepBodies) bodies.push(response.body.toString('utf8'));
     }
-    parentPort!.postMessage({ latencies, statuses, timings, bodies: m.keepBodies ? bodies : undefined } satisfies RunAnswer);
+    parentPort!.postMessage({ latencies, statuses, timings, endedAt, bodies: m.keepBodies ? bodies : undefined } satisfies RunAnswer);
   });
   parentPort!.postMessage({ ready: true });
   process.on('exit', () => connection.close());
