@@ -86,6 +86,31 @@ describe('fixed18 parseDecimal', () => {
   });
 });
 
+describe('fixed18 parseDecimal from memory', () => {
+  it('answers a text parsed before with the same atoms, under any option', () => {
+    expect(parseDecimal('12.5')).toBe(12_500000000000000000n);
+    expect(parseDecimal('12.5')).toBe(12_500000000000000000n);
+    expect(parseDecimal('12.5', { allowSign: true })).toBe(12_500000000000000000n);
+    expect(parseDecimal('12.5', { allowZeroExponent: true })).toBe(12_500000000000000000n);
+  });
+
+  it('never lets a signed text through where a sign is not allowed because it was parsed before', () => {
+    expect(parseDecimal('-3.25', { allowSign: true })).toBe(-3_250000000000000000n);
+    expect(code(() => parseDecimal('-3.25'))).toBe('SIGN_NOT_ALLOWED');
+    expect(parseDecimal('+4', { allowSign: true })).toBe(4n * ONE);
+    expect(code(() => parseDecimal('+4'))).toBe('SIGN_NOT_ALLOWED');
+    expect(parseDecimal('0E-18', { allowZeroExponent: true })).toBe(0n);
+    expect(code(() => parseDecimal('0E-18'))).toBe('EXPONENT');
+  });
+
+  it('refuses a bad text every time, and keeps answering after many distinct texts', () => {
+    expect(code(() => parseDecimal('1.'))).toBe('MALFORMED');
+    expect(code(() => parseDecimal('1.'))).toBe('MALFORMED');
+    for (let i = 0; i < 25_000; i++) expect(parseDecimal(`${i}.5`)).toBe(BigInt(i) * ONE + ONE / 2n);
+    expect(parseDecimal('12.5')).toBe(12_500000000000000000n);
+  });
+});
+
 describe('fixed18 formatting', () => {
   it.each([
     [100n * SCALE, '100.000000000000000000'],

@@ -49,6 +49,14 @@ export interface ParseOptions {
   allowZeroExponent?: boolean;
 }
 
+/**
+ * Unsigned decimals parsed before, by text: the same few texts come again and again (a market's tick and contract
+ * sizes, rates, sizes and prices), and a parse (a regular expression and a BigInt from text) cost about 3% of an
+ * order placement. An unsigned text that parsed is valid under every option, so the cache answers for any of them.
+ */
+const PARSED = new Map<string, bigint>();
+const PARSED_MAX = 10_000;
+
 // digits, optionally '.' followed by 1..n digits; no leading '.', no trailing '.', no spaces, no exponent.
 const DECIMAL_RE = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 const FRACTION_PAD = '000000000000000000';
@@ -60,6 +68,8 @@ const FRACTION_PAD = '000000000000000000';
  */
 export function parseDecimal(s: string, options?: ParseOptions): bigint {
   if (typeof s !== 'string') throw new Fixed18Error('NOT_A_STRING', 'decimal must be a string', s);
+  const known = PARSED.get(s);
+  if (known !== undefined) return known;
   if (s.length === 0) throw new Fixed18Error('EMPTY', 'decimal is empty', s);
   if (s.length > MAX_DECIMAL_LENGTH) throw new Fixed18Error('TOO_LONG', `decimal is longer than ${MAX_DECIMAL_LENGTH} characters`, s);
   const m = DECIMAL_RE.exec(s);
@@ -75,6 +85,10 @@ export function parseDecimal(s: string, options?: ParseOptions): bigint {
   const frac = m[3] ?? '';
   if (frac.length > DECIMALS) throw new Fixed18Error('TOO_MANY_DECIMALS', `more than ${DECIMALS} fractional digits`, s);
   const atoms = BigInt(m[2] + frac + FRACTION_PAD.slice(frac.length));
+  if (sign === '') {
+    if (PARSED.size >= PARSED_MAX) PARSED.clear();
+    PARSED.set(s, atoms);
+  }
   return sign === '-' ? -atoms : atoms;
 }
 
