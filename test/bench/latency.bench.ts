@@ -138,8 +138,8 @@ function commitFloor(dir: string, count: number): number[] {
 const fmt = (us: number): string => (us / 1000).toFixed(3);
 
 /**
- * The median of each Server-Timing stage over the responses, in order of first appearance, and what the client saw
- * beyond their sum (loopback, the socket writes, Fastify's own framing): the stages add up to the median request.
+ * The median, p99 and mean of each Server-Timing stage over the responses (or those at the indexes `only`), in order
+ * of first appearance, and what the client saw beyond their sum (loopback, the socket writes, Fastify's own framing).
  */
 function stageMedians(timings: string[], latencies: number[], only?: number[]): Array<{ stage: string; p50: number; p99: number; mean: number }> {
   const stagesOf = (header: string): Map<string, number> =>
@@ -230,8 +230,8 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: M
 
 /**
  * Where the slowest 1% of a run's requests spent their time: each stage's mean over the requests at or above the
- * run's p99, and the garbage collector's pauses that began while one of them was in flight (both clocks are the
- * epoch in milliseconds: performance.timeOrigin + now, here and in the client's thread).
+ * run's p99, and how many of them overlapped a garbage collector's pause (both clocks are the epoch in milliseconds:
+ * performance.timeOrigin + now, here and in the client's thread).
  */
 function printTail(title: string, answer: RunAnswer, pauses: Array<{ start: number; duration: number }>): void {
   const p99 = percentiles(answer.latencies).p99;

@@ -50,9 +50,9 @@ export interface ParseOptions {
 }
 
 /**
- * Unsigned decimals parsed before, by text: the same few texts come again and again (a market's tick and contract
- * sizes, rates, sizes and prices), and a parse (a regular expression and a BigInt from text) cost about 3% of an
- * order placement. An unsigned text that parsed is valid under every option, so the cache answers for any of them.
+ * Unsigned decimals parsed before, by text: some texts come on every order (a market's tick and contract sizes, the
+ * rates), and parsing (a regular expression and a BigInt from text) took about 3% of an order placement. An unsigned
+ * text that parsed is valid under every option, so the map answers for any of them.
  */
 const PARSED = new Map<string, bigint>();
 const PARSED_MAX = 10_000;
