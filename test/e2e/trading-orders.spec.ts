@@ -71,6 +71,29 @@ describe('MTF orders', () => {
     expect(cancelled.cancel_reason).toMatch(/^\d+_[A-Za-z]+/);
   });
 
+  it('answers a list polled unchanged with the same page, and shows a new order or a change at the next poll', async () => {
+    const carol = await trader();
+    const placed = [(await place(carol, { limit_price: '2000.5' })).json().response.order_uuid];
+    await until(async () => (await list(carol)).json().response[0].status, (s) => s === 'OPEN');
+    const [a, b] = [await list(carol), await list(carol)];
+    expect(b.body).toBe(a.body);
+    placed.push((await place(carol, { limit_price: '2001.5' })).json().response.order_uuid);
+    const c = await list(carol);
+    expect(c.json().response.map((o: { order_uuid: string }) => o.order_uuid)).toEqual([...placed].reverse());
+    await until(async () => (await list(carol)).json().response[0].status, (s) => s === 'OPEN');
+    const cancel = await t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/cancel', headers: carol, payload: { order_ids: [placed[0]] } });
+    expect(cancel.statusCode).toBe(200);
+    const d = (await list(carol)).json().response;
+    expect(d.map((o: { status: string }) => o.status)).toEqual(['OPEN', 'CANCELLED']);
+    // Pages of one size and cursor are kept apart from another's.
+    const first = await list(carol, '?limit=1');
+    expect(first.json().response.map((o: { order_uuid: string }) => o.order_uuid)).toEqual([placed[1]]);
+    const next = await list(carol, `?limit=1&cursor=${first.headers['x-next-cursor']}`);
+    expect(next.json().response.map((o: { order_uuid: string }) => o.order_uuid)).toEqual([placed[0]]);
+    expect(next.headers['x-next-cursor']).toBeUndefined();
+    expect((await list(carol, '?limit=1')).body).toBe(first.body);
+  });
+
   it('accepts a market order with a null limit price and a zero estimate written 0E-18', async () => {
     const r = await place(alice, { limit_price: null, direction: 'SELL', immediate_or_cancel: 1 });
     expect(r.statusCode).toBe(201);

@@ -118,9 +118,18 @@ export interface OrderPage {
   next_cursor?: string;
 }
 
+/** How many last pages the list keeps (least recently answered go first). */
+const LAST_PAGES = 2_000;
+
 @QueryHandler(ListOrders)
 export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
   private readonly rendered = new OrderWireCache();
+  /**
+   * The last page answered per caller, list, filters, cursor and size, with the keys text it was made from. The page
+   * is a function of that text (each order's id, row version and position; the cursor from the last position), so an
+   * equal text read from the database again means an equal page: exact across nodes, like the rendered records.
+   */
+  private readonly lastPages = new Map<string, { text: string; page: OrderPage }>();
 
   constructor(private readonly db: ReadModelDatabase) {}
 
@@ -154,6 +163,10 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
       ),
       [...params, limit + 1],
     );
+    // A client polling an unchanged list gets the same keys and versions again: the page put together last time.
+    const memoKey = `${principal.profile_uuid}|${scope}|${before ?? ''}|${limit}`;
+    const last = this.lastPages.get(memoKey);
+    if (last !== undefined && last.text === text) return last.page;
     const keys = pageKeys(text);
     const { rows: page, next_cursor } = rawPage(keys, limit, (k) => k.position, scope);
     // One cache lookup per order; only the orders not rendered at their current version are read whole.
@@ -170,7 +183,15 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
     }
     // A stale row changed again between the two reads shows its newer rendering.
     const orders = page.map((k, i) => cached[i] ?? fresh.get(k.order_uuid)!);
-    return { orders, ...(next_cursor ? { next_cursor } : {}) };
+    const answer: OrderPage = { orders, ...(next_cursor ? { next_cursor } : {}) };
+    if (text !== null) this.remember(memoKey, text, answer);
+    return answer;
+  }
+
+  private remember(key: string, text: string, page: OrderPage): void {
+    this.lastPages.delete(key);
+    this.lastPages.set(key, { text, page });
+    if (this.lastPages.size > LAST_PAGES) this.lastPages.delete(this.lastPages.keys().next().value as string);
   }
 }
 

@@ -29,6 +29,9 @@ const PAGE_CLOSE = Buffer.from('],"success":true}');
 @ApiExtraModels(MarketResponse, CancellationResultEntryResponse)
 @Controller('api/v1/api/v1/mtf')
 export class MtfController {
+  /** Bodies of order-list pages, by the page the query answered (held while the query keeps that page). */
+  private readonly pageBodies = new WeakMap<OrderPage, Buffer>();
+
   constructor(
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
@@ -93,12 +96,18 @@ export class MtfController {
     const limit = pageLimit(query.limit, { default: 100, max: 1000 });
     const page: OrderPage = await this.queryBus.execute(new ListOrders(principal, { market: query.market, status: query.status }, limit, query.cursor));
     if (page.next_cursor) reply.header('X-Next-Cursor', page.next_cursor);
-    // The records are JSON bytes already: the body is put together, not serialized (nor encoded) again.
+    // The records are JSON bytes already: the body is put together, not serialized (nor encoded) again, and a page
+    // answered again unchanged (the same object from the query) reuses the body put together for it.
     void reply.header('content-type', 'application/json; charset=utf-8');
-    const parts: Buffer[] = [PAGE_OPEN];
-    page.orders.forEach((order, i) => (i === 0 ? parts.push(order) : parts.push(COMMA, order)));
-    parts.push(PAGE_CLOSE);
-    return Buffer.concat(parts);
+    let body = this.pageBodies.get(page);
+    if (body === undefined) {
+      const parts: Buffer[] = [PAGE_OPEN];
+      page.orders.forEach((order, i) => (i === 0 ? parts.push(order) : parts.push(COMMA, order)));
+      parts.push(PAGE_CLOSE);
+      body = Buffer.concat(parts);
+      this.pageBodies.set(page, body);
+    }
+    return body;
   }
 
   @Capability('markets', { exposure: 'restricted' })
