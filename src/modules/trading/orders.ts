@@ -118,8 +118,11 @@ export interface OrderPage {
   next_cursor?: string;
 }
 
-/** How many last pages the list keeps (least recently answered go first). */
-const LAST_PAGES = 2_000;
+/**
+ * The records the last pages hold, in bytes at most (least recently answered go first). The records are mostly the
+ * rendered ones the wire cache holds anyway; the controller keeps one body per page kept, as much again.
+ */
+const LAST_PAGES_BYTES = 16 * 1024 * 1024;
 
 @QueryHandler(ListOrders)
 export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
@@ -129,7 +132,8 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
    * is a function of that text (each order's id, row version and position; the cursor from the last position), so an
    * equal text read from the database again means an equal page: exact across nodes, like the rendered records.
    */
-  private readonly lastPages = new Map<string, { text: string; page: OrderPage }>();
+  private readonly lastPages = new Map<string, { text: string; page: OrderPage; bytes: number }>();
+  private lastPagesBytes = 0;
 
   constructor(private readonly db: ReadModelDatabase) {}
 
@@ -166,7 +170,11 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
     // A client polling an unchanged list gets the same keys and versions again: the page put together last time.
     const memoKey = `${principal.profile_uuid}|${scope}|${before ?? ''}|${limit}`;
     const last = this.lastPages.get(memoKey);
-    if (last !== undefined && last.text === text) return last.page;
+    if (last !== undefined && last.text === text) {
+      this.lastPages.delete(memoKey);
+      this.lastPages.set(memoKey, last);
+      return last.page;
+    }
     const keys = pageKeys(text);
     const { rows: page, next_cursor } = rawPage(keys, limit, (k) => k.position, scope);
     // One cache lookup per order; only the orders not rendered at their current version are read whole.
@@ -189,9 +197,19 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
   }
 
   private remember(key: string, text: string, page: OrderPage): void {
+    this.forget(key);
+    const bytes = page.orders.reduce((n, order) => n + order.length, text.length);
+    if (bytes > LAST_PAGES_BYTES) return;
+    this.lastPages.set(key, { text, page, bytes });
+    this.lastPagesBytes += bytes;
+    while (this.lastPagesBytes > LAST_PAGES_BYTES) this.forget(this.lastPages.keys().next().value as string);
+  }
+
+  private forget(key: string): void {
+    const entry = this.lastPages.get(key);
+    if (entry === undefined) return;
     this.lastPages.delete(key);
-    this.lastPages.set(key, { text, page });
-    if (this.lastPages.size > LAST_PAGES) this.lastPages.delete(this.lastPages.keys().next().value as string);
+    this.lastPagesBytes -= entry.bytes;
   }
 }
 
