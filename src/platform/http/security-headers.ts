@@ -47,7 +47,7 @@ const isDocsRoute = (url: string): boolean => url === DOCS_PREFIX || url.startsW
  * @fastify/helmet builds helmet's middleware again for every request (parsing the CSP directives each time): 17-38 µs
  * of every answer on a 2-vCPU machine (issue 30). Helmet's middleware only sets and removes headers.
  */
-export function helmetHeaders(options: HelmetOptions): Record<string, string> {
+function helmetHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader: (name: string, value: string | number | readonly string[]) => {
