@@ -6,7 +6,6 @@
  */
 import Database from 'better-sqlite3';
 import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { EventMetadata, EventStore, RecordedEvent } from '../../platform/event-store/event-store.port';
 import type { EventRow } from '../../platform/event-store/sqlite/sqlite.event-store';
 import type { JsonObject } from '../../platform/commitments/json';
@@ -203,20 +202,41 @@ export class PortAuditSource implements AuditSource {
 /** The records of an export file, in order, with how many bytes have been read (progress). */
 export async function* exportRecords(path: string): AsyncIterable<{ record: ExportRecord; line: number; bytes: number }> {
   const input = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
   let line = 0;
   let bytes = 0;
   try {
-    for await (const text of lines) {
+    for await (const text of ndjsonLines(input)) {
       line++;
       bytes += Buffer.byteLength(text, 'utf8') + 1;
       if (text.trim() === '') continue;
       yield { record: parseLine(text, line), line, bytes };
     }
   } finally {
-    lines.close();
     input.destroy();
   }
+}
+
+/**
+ * The lines of NDJSON text: split at "\n" only, a "\r" before it dropped. Not node:readline, which since Node.js 24
+ * also ends a line at U+2028 and U+2029: JSON strings may hold those raw (JCS does not escape them), so an export
+ * would be cut inside an event.
+ */
+export async function* ndjsonLines(chunks: AsyncIterable<string>): AsyncIterable<string> {
+  let pending: string[] = [];
+  const done = (last: string): string => {
+    const text = pending.length ? pending.join('') + last : last;
+    pending = [];
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  };
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', start)) {
+      yield done(chunk.slice(start, nl));
+      start = nl + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.slice(start));
+  }
+  if (pending.length) yield done('');
 }
 
 export function fileSize(path: string): number {
