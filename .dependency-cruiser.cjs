@@ -60,6 +60,13 @@ module.exports = {
       to: { path: '^src/modules/notifications/', pathNot: '^src/modules/notifications/domain/rule-port\\.ts$' },
     },
     {
+      name: 'sqlite-through-the-driver',
+      severity: 'error',
+      comment: "Open SQLite with SqliteDatabase (src/platform/sqlite-driver.ts), which loads the better-sqlite3 major that is safe on the running Node.js; import better-sqlite3 itself for its types only (import type).",
+      from: { path: '^(src|projections)/', pathNot: '^src/platform/sqlite-driver\\.ts$' },
+      to: { path: '^(node_modules/)?better-sqlite3(-13)?(/|$)', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'audit-reads-no-read-model',
       severity: 'error',
       comment: 'The audit module reads the log itself and its own stream; it has no read model to import.',
@@ -78,6 +85,7 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(test|dist|node_modules)/' },
+    // node_modules is not excluded, only not followed: the imports of packages stay visible (sqlite-through-the-driver).
+    exclude: { path: '^(test|dist)/' },
   },
 };

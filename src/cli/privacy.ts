@@ -17,7 +17,8 @@
  * EventStoreDB logs are immutable: they cannot be migrated in place (the command says so and changes nothing).
  */
 import 'reflect-metadata';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../platform/sqlite-driver';
 import { sign } from 'node:crypto';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,10 +99,10 @@ export async function runPrivacyCli(argv: string[], config: PlatformConfig, io: 
 }
 
 async function migrate(file: string, target: string, config: PlatformConfig, keys: ReturnType<typeof openSubjectKeys>, io: PrivacyCliIo) {
-  const old = new Database(file, { readonly: true, fileMustExist: true });
+  const old = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   old.defaultSafeIntegers(true);
   privateSqliteFiles(target);
-  const next = new Database(target);
+  const next = new SqliteDatabase(target);
   next.pragma('journal_mode = WAL');
   next.exec(EVENTS_SCHEMA);
   const crypto = new IdentityCrypto(config);
@@ -219,7 +220,7 @@ async function migrate(file: string, target: string, config: PlatformConfig, key
 
 /** The migrated file verified whole, as `npm run audit -- verify --all` would, under the platform's checkpoint keys. */
 function verifyFile(file: string, config: PlatformConfig): { ok: boolean; problem?: string } {
-  const db = new Database(file, { readonly: true });
+  const db = new SqliteDatabase(file, { readonly: true });
   db.defaultSafeIntegers(true);
   try {
     const verifier = new LogVerifier({ scope: { kind: 'all' }, densePositions: true, trustedKeys: platformCheckpointKeys(config) });

@@ -19,7 +19,8 @@
  * The process exits 0 whatever the figures are: the PASS/BELOW column is informational.
  */
 import 'reflect-metadata';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/platform/sqlite-driver';
 import * as crypto from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -226,7 +227,7 @@ function rawRow(stream: string, revision: number, i: number, previous: string | 
 }
 
 function openRawEventsDb(file: string): Database.Database {
-  const db = new Database(file);
+  const db = new SqliteDatabase(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
@@ -361,7 +362,7 @@ interface RawEventRow {
 
 /** The same pages with a plain prepared SELECT on its own connection, JSON.parse of data and metadata. */
 function rawReadRate(file: string): { rate: number; events: number } {
-  const db = new Database(file, { readonly: true });
+  const db = new SqliteDatabase(file, { readonly: true });
   const page = db.prepare<[number, number], RawEventRow>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?');
   let after = 0;
   let events = 0;
@@ -432,7 +433,7 @@ async function writeLedgerLog(store: EventStore): Promise<{ rate: number; events
 
 /** The rebuild's write work with nothing in the way: one upsert per event, transactions of 1000, read-model pragmas. */
 function rawUpsertRate(file: string, events: Array<{ ledger: string; owner?: string; amount?: string; revision: number; at: string }>): number {
-  const db = new Database(file);
+  const db = new SqliteDatabase(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(`CREATE TABLE test_ledger_balances (ledger_id varchar(32) PRIMARY KEY NOT NULL, owner varchar(200) NOT NULL,
@@ -520,7 +521,7 @@ function appendBreakdown(storeFile: string): Array<[string, number]> {
   })]);
 
   // SQLite statements the adapter runs per append / per event, on a second connection to the populated store.
-  const db = new Database(storeFile);
+  const db = new SqliteDatabase(storeFile);
   db.pragma('synchronous = FULL');
   const byId = db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').safeIntegers(true);
   const tail = db.prepare('SELECT revision, event_commitment FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').safeIntegers(true);

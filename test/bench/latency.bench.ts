@@ -22,7 +22,8 @@
  * else: what no work on the platform's own path can go below.
  */
 import 'reflect-metadata';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/platform/sqlite-driver';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,7 +110,7 @@ class Client {
 
 /** A durable one-row commit (WAL, synchronous=FULL, as the event store) in a file on the same disk: the floor. */
 function floorCommitter(file: string): { commit: () => void; close: () => void } {
-  const db = new Database(file);
+  const db = new SqliteDatabase(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');

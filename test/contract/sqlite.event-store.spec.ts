@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
 import { runEventStoreContract } from './event-store.contract';
 import { newEvent } from '../support/events';

@@ -5,7 +5,8 @@
  * before a checkpoint — each named exactly — and export → verify --from-file round trips.
  */
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/platform/sqlite-driver';
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +65,7 @@ function copyStore(name: string): string {
 }
 
 function withDb<T>(dir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(join(dir, 'events.sqlite'));
+  const db = new SqliteDatabase(join(dir, 'events.sqlite'));
   try {
     return fn(db);
   } finally {

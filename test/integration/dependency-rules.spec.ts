@@ -75,6 +75,12 @@ describe('dependency rules', () => {
       file('src/modules/notifications/domain/rule-port.ts', "export type NotificationRules = { source: string };\n");
       file('src/modules/notifications/domain/notification.ts', "export type NotificationDraft = { type: string };\n");
       file('src/modules/shop/domain/notification-rules.ts', "import type { NotificationRules } from '../../notifications/domain/rule-port';\nimport type { NotificationDraft } from '../../notifications/domain/notification';\nexport const rules: NotificationRules[] = [];\nexport const d: NotificationDraft[] = [];\n");
+      // A package to resolve, as better-sqlite3 does in the real tree.
+      file('node_modules/better-sqlite3/package.json', JSON.stringify({ name: 'better-sqlite3', main: 'lib/index.js', types: 'index.d.ts' }));
+      file('node_modules/better-sqlite3/lib/index.js', 'module.exports = class Database {};\n');
+      file('node_modules/better-sqlite3/index.d.ts', 'declare class Database { constructor(f: string); }\ndeclare namespace Database { type Options = object; }\nexport = Database;\n');
+      file('src/platform/event-store/opens-sqlite.ts', "import Database from 'better-sqlite3';\nimport type Types from 'better-sqlite3';\nexport const open = (f: string, o: Types.Options): Database => new Database(f);\n");
+      file('src/platform/event-store/types-only.ts', "import type Database from 'better-sqlite3';\nexport type D = Database.Options;\n");
       const { violations } = await cruise(dir, ['src', 'projections']);
       const seen = violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
       expect(seen).toEqual(
@@ -86,8 +92,11 @@ describe('dependency rules', () => {
           'notifications-imports-no-other-module: projections/notification-inbox/read-model.ts -> src/modules/wallets/domain/events.ts',
           'projections-of-identity-import-their-module-domain-and-the-platform: projections/identity-accounts/read-model.ts -> src/modules/identity/queries.ts',
           'modules-reach-notifications-through-its-rule-port: src/modules/shop/domain/notification-rules.ts -> src/modules/notifications/domain/notification.ts',
+          'sqlite-through-the-driver: src/platform/event-store/opens-sqlite.ts -> node_modules/better-sqlite3/lib/index.js',
         ]),
       );
+      // better-sqlite3's types may be imported anywhere.
+      expect(seen.some((s) => s.includes('types-only.ts'))).toBe(false);
       // The port itself is what a module may import.
       expect(seen.some((s) => s.includes('shop/domain/notification-rules.ts -> src/modules/notifications/domain/rule-port.ts'))).toBe(false);
       // Another module's domain event types are allowed.

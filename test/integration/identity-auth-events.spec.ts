@@ -10,11 +10,12 @@ import {
 } from '../../projections/identity-auth-events/identity-auth-events.read-model';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import { hex32 } from '../support/events';
+import { SqliteDatabase } from '../../src/platform/sqlite-driver';
 
 describe('identity_auth_events: step-up method and purpose', () => {
   let ds: DataSource;
   beforeEach(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
+    ds = new DataSource({ type: 'better-sqlite3', driver: SqliteDatabase, database: ':memory:' });
     await ds.initialize();
   });
   afterEach(async () => ds.destroy());

@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/platform/sqlite-driver';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
 import { EventPublisher, EVENTS_LEASE } from '../../src/platform/kafka/event-publisher';
@@ -184,7 +185,7 @@ describe('Kafka faults (real broker)', () => {
           if (cp) {
             checkpointed = BigInt(cp[1]);
             if (++checkpoints === 2) {
-              lock = new BetterSqlite3(join(dir, 'read.sqlite'));
+              lock = new SqliteDatabase(join(dir, 'read.sqlite'));
               lock.exec('BEGIN IMMEDIATE');
             }
           }

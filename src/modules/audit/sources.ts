@@ -4,7 +4,8 @@
  * reported rather than fatal), the EventStore port (EventStoreDB), or an export file. The I/O side of the audit;
  * the decisions are in domain/.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../platform/sqlite-driver';
 import { createReadStream, statSync } from 'node:fs';
 import type { EventMetadata, EventStore, RecordedEvent } from '../../platform/event-store/event-store.port';
 import type { EventRow } from '../../platform/event-store/sqlite/sqlite.event-store';
@@ -72,7 +73,7 @@ export class SqliteAuditSource implements AuditSource {
 
   constructor(filename: string) {
     this.description = `SQLite ${filename}`;
-    this.db = new Database(filename, { readonly: true, fileMustExist: true });
+    this.db = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
     this.db.pragma('busy_timeout = 10000');
     const tables = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").all();
     if (tables.length === 0) {

@@ -1,6 +1,7 @@
 /** The subject keys of one embedded node: `DATA_DIR/subject-keys.sqlite`, mode 0600, erased keys overwritten. */
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../sqlite-driver';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
 import type { SubjectKeyRows, WrappedKeyRow } from './subject-key-rows';
 import { SubjectKeyStore } from './subject-keys';
@@ -40,7 +41,7 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
       prepareDataDir(dirname(filename));
       privateSqliteFiles(filename);
     }
-    this.db = new Database(filename);
+    this.db = new SqliteDatabase(filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 10000');

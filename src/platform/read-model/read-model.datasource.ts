@@ -9,6 +9,7 @@ import { PlatformTables1764000000000 } from './migrations/1764000000000-Platform
 import type { ReadModelDefinition } from './read-model.definition';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
 import { underSchemaLock } from '../postgres-schema';
+import { SqliteDatabase } from '../sqlite-driver';
 
 export interface ReadModelDatabaseOptions {
   dataDir: string;
@@ -33,6 +34,7 @@ export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): D
   privateSqliteFiles(join(options.dataDir, 'read.sqlite'));
   return {
     type: 'better-sqlite3',
+    driver: SqliteDatabase,
     database: join(options.dataDir, 'read.sqlite'),
     enableWAL: true,
     statementCacheSize: 200,

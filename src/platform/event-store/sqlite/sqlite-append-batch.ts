@@ -5,7 +5,8 @@
  * and returns only what a worker message can carry: the platform's refusals (VersionConflict, StateConflict) are
  * built by the store from an outcome's `replay`, not thrown here.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../sqlite-driver';
 import { eventCommitmentOf } from '../../commitments/commitment';
 import { expectationHolds, type CanonicalTexts } from '../append-validation';
 import type { AppendResult, ExpectedRevision } from '../event-store.port';
@@ -71,7 +72,7 @@ export const INSERT_EVENT = `INSERT INTO events (event_id, stream, revision, typ
 
 /** WAL + synchronous=FULL: a commit returns only once durable. Every connection to the log opens it this way. */
 export function openLogConnection(filename: string): Database.Database {
-  const db = new Database(filename);
+  const db = new SqliteDatabase(filename);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
