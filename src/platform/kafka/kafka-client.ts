@@ -5,6 +5,7 @@
 import { Kafka, logLevel, Partitioners, type Admin, type LogEntry, type Producer } from 'kafkajs';
 import type { PlatformConfig } from '../config/platform-config';
 import { topicSpec, type TopicSettings } from './topics';
+import { MENDED_KAFKAJS_VERSION, mendKafkajsRequestQueue } from './kafkajs-request-queue';
 
 export interface KafkaLogger {
   info(obj: object, msg: string): void;
@@ -42,6 +43,7 @@ export function kafkaLinkOptions(config: PlatformConfig, logger?: KafkaLogger): 
 
 export function openKafkaLink(options: KafkaLinkOptions): KafkaLink {
   const logger = options.logger ?? silentKafkaLogger;
+  if (!mendKafkajsRequestQueue()) logger.warn({ mended: MENDED_KAFKAJS_VERSION }, 'kafkajs is not the version its request-queue mend fits: its connections may wake the event loop every millisecond');
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
