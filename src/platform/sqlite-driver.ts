@@ -12,6 +12,6 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 
-export const SQLITE_DRIVER_PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
+const SQLITE_DRIVER_PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
 
 export const SqliteDatabase: typeof BetterSqlite3 = require(SQLITE_DRIVER_PACKAGE);
