@@ -38,6 +38,25 @@ function request(correlationId: number, sent: number[]): object {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+const answer = (queue: Queue, correlationId: number): void => queue.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
+
+/** A queue with the given scheduling that has sent and been answered one request, 100 ms later: how often it checked meanwhile. */
+async function answeredOnce(schedule: () => void): Promise<{ queue: Queue; sent: number[]; checks: () => number }> {
+  const queue = newQueue();
+  queue.scheduleCheckPendingRequests = schedule;
+  let checks = 0;
+  const check = queue.checkPendingRequests.bind(queue);
+  queue.checkPendingRequests = () => {
+    checks++;
+    check();
+  };
+  const sent: number[] = [];
+  queue.push(request(1, sent));
+  answer(queue, 1);
+  await sleep(100);
+  return { queue, sent, checks: () => checks };
+}
+
 describe('kafkajs request-queue mend', () => {
   it('fits the pinned kafkajs, and puts the mended method on its RequestQueue', () => {
     expect(load('./package.json').version).toBe(MENDED_KAFKAJS_VERSION);
@@ -46,38 +65,16 @@ describe('kafkajs request-queue mend', () => {
   });
 
   it('given kafkajs unmended, when a queue has answered a request, then it keeps waking with nothing to do (the bug)', async () => {
-    const queue = newQueue();
-    queue.scheduleCheckPendingRequests = original;
-    let checks = 0;
-    const check = queue.checkPendingRequests.bind(queue);
-    queue.checkPendingRequests = () => {
-      checks++;
-      check();
-    };
-    const sent: number[] = [];
-    queue.push(request(1, sent));
-    queue.fulfillRequest({ correlationId: 1, payload: Buffer.alloc(0), size: 0 });
-    await sleep(100);
+    const { queue, sent, checks } = await answeredOnce(original);
     queue.destroy();
     expect(sent).toEqual([1]);
-    expect(checks).toBeGreaterThan(10);
+    expect(checks()).toBeGreaterThan(10);
   });
 
   it('given the mend, when a queue has answered a request and nothing waits, then no check is scheduled', async () => {
-    const queue = newQueue();
-    queue.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
-    let checks = 0;
-    const check = queue.checkPendingRequests.bind(queue);
-    queue.checkPendingRequests = () => {
-      checks++;
-      check();
-    };
-    const sent: number[] = [];
-    queue.push(request(1, sent));
-    queue.fulfillRequest({ correlationId: 1, payload: Buffer.alloc(0), size: 0 });
-    await sleep(100);
+    const { queue, sent, checks } = await answeredOnce(scheduleCheckPendingRequests);
     expect(sent).toEqual([1]);
-    expect(checks).toBe(1); // the one fulfillRequest runs itself
+    expect(checks()).toBe(1); // the one fulfillRequest runs itself
     expect(queue.throttleCheckTimeoutId).toBeNull();
     queue.destroy();
   });
@@ -95,8 +92,8 @@ describe('kafkajs request-queue mend', () => {
     expect(sent).toEqual([]);
     await sleep(80);
     expect(sent).toEqual([1, 2]);
-    queue.fulfillRequest({ correlationId: 1, payload: Buffer.alloc(0), size: 0 });
-    queue.fulfillRequest({ correlationId: 2, payload: Buffer.alloc(0), size: 0 });
+    answer(queue, 1);
+    answer(queue, 2);
     expect(queue.throttleCheckTimeoutId).toBeNull();
     queue.destroy();
   });
@@ -108,9 +105,9 @@ describe('kafkajs request-queue mend', () => {
     queue.push(request(1, sent));
     queue.push(request(2, sent));
     expect(sent).toEqual([1]);
-    queue.fulfillRequest({ correlationId: 1, payload: Buffer.alloc(0), size: 0 });
+    answer(queue, 1);
     expect(sent).toEqual([1, 2]);
-    queue.fulfillRequest({ correlationId: 2, payload: Buffer.alloc(0), size: 0 });
+    answer(queue, 2);
     await sleep(30);
     expect(queue.pending).toEqual([]);
     expect(queue.throttleCheckTimeoutId).toBeNull();
