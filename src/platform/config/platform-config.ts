@@ -158,6 +158,15 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(60) @Max(30 * 24 * 3600)
   SESSION_TTL_SECONDS = 12 * 3600;
 
+  /**
+   * How long a node reuses what it read about a bearer token (its session row and account: active, platform role)
+   * before reading the read model again; 0 reads it on every request. A logout or a revoked session holds at once
+   * whatever this is (the session's own stream is read on every request); what revokes every session of a profile
+   * (closure, contact change, authenticator disabled) goes through the read model and holds within this bound.
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  SESSION_CACHE_MS = 1000;
+
   @Transform(toInt) @IsInt() @Min(0) @Max(365 * 24 * 3600)
   ACCOUNT_CLOSURE_GRACE_SECONDS = 14 * 24 * 3600;
 
@@ -349,6 +358,8 @@ export interface PlatformConfig {
   nodeId?: string;
   projectionBatchSize: number;
   sessionTtlSeconds: number;
+  /** SESSION_CACHE_MS. */
+  sessionCacheMs: number;
   accountClosureGraceSeconds: number;
   closureSweepIntervalMs: number;
   tenantCreation: 'self-service' | 'admin-only';
@@ -455,6 +466,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     nodeId: env.NODE_ID,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
     sessionTtlSeconds: env.SESSION_TTL_SECONDS,
+    sessionCacheMs: env.SESSION_CACHE_MS,
     accountClosureGraceSeconds: env.ACCOUNT_CLOSURE_GRACE_SECONDS,
     closureSweepIntervalMs: env.CLOSURE_SWEEP_INTERVAL_MS,
     tenantCreation: env.TENANT_CREATION,
