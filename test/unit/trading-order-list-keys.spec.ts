@@ -31,14 +31,18 @@ describe('order list last pages', () => {
     market_id: 1, status: version === 1 ? 'NEW' : 'OPEN', trades: '[]', updated_at: '2026-11-27T10:00:00.000Z', vault_uuid: 'v'.repeat(32), position: pos(n), wire_version: version,
   });
 
-  function handler(versions: Map<number, number>): { list: ListOrdersHandler; rowReads: () => number } {
+  /** `dataVersion`: what ReadModelDatabase.readerVersion answers (null: no such number, as on PostgreSQL). */
+  function handler(versions: Map<number, number>, dataVersion: { now: number | null } = { now: null }): { list: ListOrdersHandler; rowReads: () => number; keyReads: () => number } {
     let reads = 0;
+    let keyReads = 0;
     const db = {
       isPostgres: false,
       sql: (text: string) => text,
+      readerVersion: () => dataVersion.now,
       reader: {
         query: async (sql: string, params: unknown[]) => {
           if (sql.includes('group_concat')) {
+            keyReads++;
             const before = sql.includes('position < ?') ? Number(params[1]) : Infinity;
             const limit = Number(params[params.length - 1]);
             const page = [...versions].filter(([n]) => n < before).sort((a, b) => b[0] - a[0]).slice(0, limit);
@@ -49,7 +53,7 @@ describe('order list last pages', () => {
         },
       },
     };
-    return { list: new ListOrdersHandler(db as never), rowReads: () => reads };
+    return { list: new ListOrdersHandler(db as never), rowReads: () => reads, keyReads: () => keyReads };
   }
 
   it('answers the same keys text with the same page, and another text with a new one', async () => {
@@ -64,6 +68,34 @@ describe('order list last pages', () => {
     // Another size, another page kept apart.
     expect((await list.execute(new ListOrders(principal, {}, 3))).orders).toHaveLength(3);
     expect(await list.execute(new ListOrders(principal, {}, 2))).toBe(changed);
+  });
+
+  it('answers from the page kept without reading the keys while the read models are at the version it was read at', async () => {
+    const versions = new Map([[1, 1], [2, 1], [3, 1]]);
+    const dataVersion = { now: 7 };
+    const { list, keyReads } = handler(versions, dataVersion);
+    const first = await list.execute(new ListOrders(principal, {}, 2));
+    expect(keyReads()).toBe(1);
+    expect(await list.execute(new ListOrders(principal, {}, 2))).toBe(first);
+    expect(keyReads()).toBe(1);
+    // A commit (any: here one that left the page as it was) moves the version: the keys are read again, and equal.
+    dataVersion.now = 8;
+    expect(await list.execute(new ListOrders(principal, {}, 2))).toBe(first);
+    expect(keyReads()).toBe(2);
+    expect(await list.execute(new ListOrders(principal, {}, 2))).toBe(first);
+    expect(keyReads()).toBe(2);
+    // One that changed an order on the page: read again, and a new page.
+    versions.set(3, 2);
+    dataVersion.now = 9;
+    const changed = await list.execute(new ListOrders(principal, {}, 2));
+    expect(keyReads()).toBe(3);
+    expect(changed).not.toBe(first);
+    expect(JSON.parse(changed.orders[0].toString()).status).toBe('OPEN');
+    // Without a version (PostgreSQL) every request reads the keys.
+    dataVersion.now = null;
+    expect(await list.execute(new ListOrders(principal, {}, 2))).toBe(changed);
+    expect(await list.execute(new ListOrders(principal, {}, 2))).toBe(changed);
+    expect(keyReads()).toBe(5);
   });
 
   it('keeps at most 16 MB of records: the least recently answered page goes first', async () => {

@@ -124,15 +124,25 @@ export interface OrderPage {
  */
 const LAST_PAGES_BYTES = 16 * 1024 * 1024;
 
+/** A page kept: the keys text it was made from, and the read models' version the text was read at (null: unknown). */
+interface LastPage {
+  text: string;
+  page: OrderPage;
+  bytes: number;
+  version: number | null;
+}
+
 @QueryHandler(ListOrders)
 export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
   private readonly rendered = new OrderWireCache();
   /**
    * The last page answered per caller, list, filters, cursor and size, with the keys text it was made from. The page
    * is a function of that text (each order's id, row version and position; the cursor from the last position), so an
-   * equal text read from the database again means an equal page: exact across nodes, like the rendered records.
+   * equal text read from the database again means an equal page: exact across nodes, like the rendered records. And
+   * the text is a function of the read models, so while their version (ReadModelDatabase.readerVersion) is the one
+   * the text was read at, it is not read again.
    */
-  private readonly lastPages = new Map<string, { text: string; page: OrderPage; bytes: number }>();
+  private readonly lastPages = new Map<string, LastPage>();
   private lastPagesBytes = 0;
 
   constructor(private readonly db: ReadModelDatabase) {}
@@ -155,6 +165,12 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
       where.push('position < ?');
       params.push(before);
     }
+    // A client polling while nothing was committed to the read models gets the page put together last time (SQLite:
+    // one pragma instead of the index scan below).
+    const memoKey = `${principal.profile_uuid}|${scope}|${before ?? ''}|${limit}`;
+    const version = this.db.readerVersion();
+    const last = this.lastPages.get(memoKey);
+    if (last !== undefined && version !== null && last.version === version) return this.touch(memoKey, last).page;
     // The page's keys and versions first (from the covering index, as one text: a hundred row objects cost several
     // times the index scan); whole rows only for orders not rendered at their current version. The aggregate's own
     // ORDER BY would sort the page again in a temporary B-tree (40% of the query); the keys are sorted here instead,
@@ -168,12 +184,9 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
       [...params, limit + 1],
     );
     // A client polling an unchanged list gets the same keys and versions again: the page put together last time.
-    const memoKey = `${principal.profile_uuid}|${scope}|${before ?? ''}|${limit}`;
-    const last = this.lastPages.get(memoKey);
     if (last !== undefined && last.text === text) {
-      this.lastPages.delete(memoKey);
-      this.lastPages.set(memoKey, last);
-      return last.page;
+      last.version = version;
+      return this.touch(memoKey, last).page;
     }
     const keys = pageKeys(text);
     const { rows: page, next_cursor } = rawPage(keys, limit, (k) => k.position, scope);
@@ -192,15 +205,22 @@ export class ListOrdersHandler implements IQueryHandler<ListOrders, OrderPage> {
     // A stale row changed again between the two reads shows its newer rendering.
     const orders = page.map((k, i) => cached[i] ?? fresh.get(k.order_uuid)!);
     const answer: OrderPage = { orders, ...(next_cursor ? { next_cursor } : {}) };
-    if (text !== null) this.remember(memoKey, text, answer);
+    if (text !== null) this.remember(memoKey, text, answer, version);
     return answer;
   }
 
-  private remember(key: string, text: string, page: OrderPage): void {
+  /** Marks a kept page as the most recently answered. */
+  private touch(key: string, last: LastPage): LastPage {
+    this.lastPages.delete(key);
+    this.lastPages.set(key, last);
+    return last;
+  }
+
+  private remember(key: string, text: string, page: OrderPage, version: number | null): void {
     this.forget(key);
     const bytes = page.orders.reduce((n, order) => n + order.length, text.length);
     if (bytes > LAST_PAGES_BYTES) return;
-    this.lastPages.set(key, { text, page, bytes });
+    this.lastPages.set(key, { text, page, bytes, version });
     this.lastPagesBytes += bytes;
     while (this.lastPagesBytes > LAST_PAGES_BYTES) this.forget(this.lastPages.keys().next().value as string);
   }

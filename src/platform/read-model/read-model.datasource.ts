@@ -66,6 +66,7 @@ export function portableSql(type: DataSourceOptions['type'] | EntityManager, tex
  */
 export class ReadModelDatabase {
   private tail: Promise<unknown> = Promise.resolve();
+  private dataVersion: { get(): unknown } | null | undefined;
 
   constructor(
     readonly writer: DataSource,
@@ -81,6 +82,21 @@ export class ReadModelDatabase {
     const run = this.tail.then(() => this.writer.transaction(work));
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * A number that stays the same while nothing is committed to the read models, for memos of what a read returned
+   * (the order list's last pages): SQLite's `PRAGMA data_version` of the reader connection, which only ever reads, so
+   * every commit is another connection's and moves it (this process's writer, another node's, a CLI's). Null where
+   * no such number exists (PostgreSQL): such memos then check by reading. Take it before the read it vouches for, so
+   * a commit landing in between makes the next request read again, never the reverse.
+   */
+  readerVersion(): number | null {
+    if (this.dataVersion === undefined) {
+      const driver = this.reader.driver as unknown as { databaseConnection?: { prepare(sql: string): { pluck(): { get(): unknown } } } };
+      this.dataVersion = this.isPostgres || this.reader === this.writer || !driver.databaseConnection ? null : driver.databaseConnection.prepare('PRAGMA data_version').pluck();
+    }
+    return this.dataVersion === null ? null : (this.dataVersion.get() as number);
   }
 
   sql(text: string): string {
