@@ -19,7 +19,8 @@
  * server-timing.ts); the placement's stages are printed as medians, so the next person knows what to attack, and as
  * means over the slowest 1% with the collector's pauses they met, so the tail's causes show too. A reference row
  * gives the framework with the two durable commits every placement causes (the order's, the engine's) and nothing
- * else: what no work on the platform's own path can go below.
+ * else: what no work on the platform's own path can go below. Another gives the list page's transport ceiling: the
+ * bare app answering the same page bytes from memory.
  */
 import 'reflect-metadata';
 import type Database from 'better-sqlite3';
@@ -34,7 +35,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { registerTrader } from '../support/traders';
-import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, setBareCommit, settle, startBareApp } from './http-harness';
+import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, setBareCommit, setBarePage, settle, startBareApp } from './http-harness';
 import type { ClientRequest, RunAnswer } from './latency-client';
 import { placementSetupFactory } from './order-flow';
 import { log, pad, padL, printSummary, runBenchmark, scaled, SCALE } from './report';
@@ -230,6 +231,26 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: M
 }
 
 /**
+ * The list page's transport ceiling, one request at a time: the bare app answering the very bytes of a list page
+ * from memory (as the HTTP benchmark's same-bytes route does), so the list's latency reads against what moving those
+ * bytes over loopback to the client costs, beside the liveness probe's few bytes.
+ */
+async function samePageBytes(body: string): Promise<Measured> {
+  const started = await startBareApp();
+  setBarePage(body);
+  const client = await Client.open(started.url);
+  try {
+    const pages = (n: number): ClientRequest[] => Array.from({ length: n }, () => ({ method: 'GET', path: '/bare/page' }));
+    await client.run('warm-up same page bytes', pages(WARMUP), 200);
+    return await client.run('same page bytes', pages(REQUESTS), 200);
+  } finally {
+    setBarePage('{}');
+    await client.close();
+    await started.app.close();
+  }
+}
+
+/**
  * Where the slowest 1% of a run's requests spent their time: each stage's mean over the requests at or above the
  * run's p99, and how many of them overlapped a garbage collector's pause (both clocks are the epoch in milliseconds:
  * performance.timeOrigin + now, here and in the client's thread).
@@ -343,6 +364,8 @@ async function main(): Promise<void> {
     const listedRun = await client.run('list', pages, 200);
     const list = percentiles(listedRun.latencies);
     row('GET orders (a page of 100)', list, listedRun.cpuPerRequest, [{ what: 'p50 <= 2x liveness p50', ok: () => list.p50 <= 2 * liveQuiet.p50 }]);
+    const ceiling = await samePageBytes(sample.bodies![0]);
+    row('  bare GET, the same page bytes from memory', percentiles(ceiling.latencies), ceiling.cpuPerRequest);
 
     await settle();
     const flow = background.flow(placements(REQUESTS * 4, flower));
