@@ -41,16 +41,24 @@ export class CommitWaiters {
   /**
    * Wakes the waiters, but for subscriptions that pass over what was committed (`committed`: this process's commit,
    * in position order): they keep waiting, already past it, at no cost of a step each.
+   *
+   * One waiter per turn of the event loop: a subscriber's step (a projector's transaction, an engine's decision) runs
+   * on promises alone, so woken together they all ran before the loop looked at its sockets again, and a request
+   * that arrived meanwhile waited for every one of them. In turns, it waits for one at most; and the commit's
+   * appenders and the requests served between the turns join the next steps' batches (latency benchmark: the
+   * liveness probe's p99 while orders flow 4.0-4.1 → 2.3 ms; HTTP benchmark: 2,483-2,515 → 2,846-2,956 placements/s).
    */
   wake(committed: readonly CommittedEvent[] = []): void {
     this.generation += 1;
     const passable = committed.length > 0;
+    const woken: Array<() => void> = [];
     // Resolving only queues the waiters' continuations: none waits again before the wake is over.
     for (const [wake, { owner }] of this.waiters) {
       if (passable && owner?.passesOver(committed)) continue;
       this.waiters.delete(wake);
-      wake();
+      woken.push(wake);
     }
+    wakeInTurns(woken, 0);
     // Nobody waits now: no timer left to hold a closing process (the next waits arm one).
     if (this.waiters.size === 0) this.disarm();
   }
@@ -81,6 +89,13 @@ export class CommitWaiters {
     }
     if (next !== Infinity) this.arm(next);
   }
+}
+
+/** Wakes `woken[i]` now and each next one in a later turn of the event loop (setImmediate, past the sockets' poll). */
+function wakeInTurns(woken: Array<() => void>, i: number): void {
+  if (i >= woken.length) return;
+  woken[i]();
+  if (i + 1 < woken.length) setImmediate(() => wakeInTurns(woken, i + 1));
 }
 
 /** What a commit wake-up says of each event it committed. */
