@@ -11,7 +11,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { scrubRecords } from '../../src/platform/privacy/read-model-erasure';
 import { ERASED_TEXT } from '../../src/platform/privacy/sealing';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
-import { insertRecord, patchRecord, readRecord, type JsonRecordTable } from '../../src/platform/read-model/json-records';
+import { insertRecord, patchRecord, readRecord, replaceRecord, type JsonRecordTable } from '../../src/platform/read-model/json-records';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { periodOf, type BillingEvent, type Topup } from '../../src/modules/billing/domain/account';
 import { foldStored, type StoredAccountState } from '../../src/modules/billing/domain/account-view';
@@ -106,7 +106,7 @@ export class BillingAccountsProjector implements Projector {
     if (before && BigInt(before.state.version) >= event.revision) return;
     const state = foldStored(before?.state ?? null, e);
     const row: AccountRow = { tenant_uuid, account_id: state.account!.account_id, period_ends_at: state.period.ends_at, state };
-    if (before) await patchRecord(tx, ACCOUNTS, tenant_uuid, () => row);
+    if (before) await replaceRecord(tx, ACCOUNTS, row);
     else await insertRecord(tx, ACCOUNTS, row, { position });
     await this.side(e, tenant_uuid, position, tx);
   }

@@ -6,7 +6,7 @@
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
-import { insertRecord, patchRecord, readRecord, type JsonRecordTable } from '../../src/platform/read-model/json-records';
+import { insertRecord, readRecord, replaceRecord, type JsonRecordTable } from '../../src/platform/read-model/json-records';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { articleDecider, type ArticleEvent, type ArticleState } from '../../src/modules/news/domain/article';
 
@@ -63,7 +63,7 @@ export class NewsArticlesProjector implements Projector {
     if (before && BigInt(before.state.version) >= event.revision) return;
     const state = articleDecider.evolve(before?.state ?? articleDecider.initialState(), e);
     const row: ArticleRow = { article_uuid, tenant_uuid: state.article!.tenant_uuid, status: state.status, search_text: searchOf(state), publish_at: state.publish_at, updated_at: event.occurred_at, state };
-    if (before) await patchRecord(tx, ARTICLES, article_uuid, () => row);
+    if (before) await replaceRecord(tx, ARTICLES, row);
     else await insertRecord(tx, ARTICLES, row, { position: event.position.toString().padStart(20, '0') });
   }
 

@@ -72,7 +72,7 @@ describe('order list last pages', () => {
 
   it('answers from the page kept without reading the keys while the read models are at the version it was read at', async () => {
     const versions = new Map([[1, 1], [2, 1], [3, 1]]);
-    const dataVersion = { now: 7 };
+    const dataVersion: { now: number | null } = { now: 7 };
     const { list, keyReads } = handler(versions, dataVersion);
     const first = await list.execute(new ListOrders(principal, {}, 2));
     expect(keyReads()).toBe(1);

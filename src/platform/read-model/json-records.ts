@@ -40,12 +40,21 @@ export async function patchRecord<R extends object>(tx: EntityManager, t: JsonRe
   const before = await readRecord(tx, t, id);
   if (!before) return null;
   const after = { ...before, ...change(before) };
-  const r = after as Record<string, unknown>;
+  await replaceRecord(tx, t, after);
+  return after;
+}
+
+/**
+ * Writes the whole record over its row, with its indexed columns (no row: nothing happens). For a projector that read
+ * the record already in this transaction and folded the event into it: patchRecord would read it again.
+ */
+export async function replaceRecord<R extends object>(tx: EntityManager, t: JsonRecordTable<R>, record: R): Promise<void> {
+  check(t as JsonRecordTable<unknown>);
+  const r = record as Record<string, unknown>;
   await tx.query(
     portableSql(tx, `UPDATE ${t.table} SET ${[...t.columns.map((c) => `${c} = ?`), 'record = ?'].join(', ')} WHERE ${t.key} = ?`),
-    [...t.columns.map((c) => column(r[c])), JSON.stringify(after), id],
+    [...t.columns.map((c) => column(r[c])), JSON.stringify(record), r[t.key]],
   );
-  return after;
 }
 
 const column = (v: unknown): string | number | null => (v === undefined || v === null ? null : typeof v === 'number' ? v : typeof v === 'string' ? v : JSON.stringify(v));
