@@ -30,6 +30,8 @@ describe('MTF reads', () => {
     await until(() => status(maker, ids.bid), (s) => s === 'OPEN');
     ids.take = await place(taker, { direction: 'BUY', order_size: '1.5', limit_price: null });
     await until(() => status(taker, ids.take), (s) => s === 'FILLED');
+    // Positions are a read model of their own, which may pass the fill a turn of the event loop after the order list.
+    await until(async () => (await get(maker, '/api/v1/trading/positions')).json().items.length, (n) => n > 0);
   });
   afterAll(async () => t.close());
 

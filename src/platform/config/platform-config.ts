@@ -158,12 +158,7 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(60) @Max(30 * 24 * 3600)
   SESSION_TTL_SECONDS = 12 * 3600;
 
-  /**
-   * How long a node reuses what it read about a bearer token (its session row and account: active, platform role)
-   * before reading the read model again; 0 reads it on every request. A logout or a revoked session holds at once
-   * whatever this is (the session's own stream is read on every request); what revokes every session of a profile
-   * (closure, contact change, authenticator disabled) goes through the read model and holds within this bound.
-   */
+  /** How long a node reuses a bearer token's session row between reads (0: never); revocations hold at once (docs/identity.md). */
   @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
   SESSION_CACHE_MS = 1000;
 
@@ -181,17 +176,11 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(1000)
   TENANT_CREATION_LIMIT = 5;
 
-  /**
-   * Proxies whose X-Forwarded-For is believed: the client is the right-most address that is not one of them. Empty
-   * (the default) believes nobody: the client is the connection's peer.
-   */
+  /** Proxies whose X-Forwarded-For is believed (the client: the right-most address not one of them); empty: the peer. */
   @IsAddressList()
   TRUSTED_PROXIES = '';
 
-  /**
-   * Browser origins allowed to call the API cross-origin (CORS), comma-separated, e.g. `https://app.example.com`.
-   * Empty (the default): CORS is off, and browsers keep other sites' pages from reading any answer.
-   */
+  /** Browser origins allowed to call the API cross-origin (CORS), comma-separated, e.g. `https://app.example.com`; empty: off. */
   @Matches(/^\s*(https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\s*(,\s*https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\s*)*)?$/, {
     message: 'CORS_ALLOWED_ORIGINS must be a comma-separated list of origins (scheme://host[:port], no path), e.g. https://app.example.com',
   })
@@ -358,7 +347,6 @@ export interface PlatformConfig {
   nodeId?: string;
   projectionBatchSize: number;
   sessionTtlSeconds: number;
-  /** SESSION_CACHE_MS. */
   sessionCacheMs: number;
   accountClosureGraceSeconds: number;
   closureSweepIntervalMs: number;
