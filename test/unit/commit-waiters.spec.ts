@@ -3,7 +3,7 @@
  * loop, so what arrives on the sockets between two subscribers' steps is served before the next step, not after all.
  */
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { CommitWaiters } from '../../src/platform/event-store/log-subscription';
+import { CommitWaiters, type LogSubscription } from '../../src/platform/event-store/log-subscription';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -44,6 +44,53 @@ describe('CommitWaiters', () => {
       peer.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('wakes the subscriptions something waits for first, and the others after them, one per turn', async () => {
+    const waiters = new CommitWaiters();
+    const order: string[] = [];
+    const owner = (awaited: boolean) => ({ isAwaited: () => awaited, passesOver: () => false }) as unknown as LogSubscription;
+    const waits = (
+      [
+        ['idle-1', false],
+        ['awaited-1', true],
+        ['idle-2', false],
+        ['awaited-2', true],
+      ] as const
+    ).map(([name, awaited]) => {
+      const w = waiters.wait(60_000, owner(awaited));
+      void w.promise.then(() => order.push(name));
+      return w;
+    });
+    waiters.wake([{ type: 'OrderAccepted', position: 1n, occurred_at: '2026-11-28T00:00:00.000Z' }]);
+    await Promise.resolve();
+    expect(order).toEqual(['awaited-1']);
+    await Promise.all(waits.map((w) => w.promise));
+    expect(order).toEqual(['awaited-1', 'awaited-2', 'idle-1', 'idle-2']);
+  });
+
+  it('asks again each turn: a subscription something came to wait for after the commit goes before the idle ones', async () => {
+    const waiters = new CommitWaiters();
+    const order: string[] = [];
+    const flags = { late: false };
+    const owner = (awaited: () => boolean) => ({ isAwaited: awaited, passesOver: () => false }) as unknown as LogSubscription;
+    const waits = (
+      [
+        ['idle-1', () => false],
+        ['idle-2', () => false],
+        ['late', () => flags.late],
+      ] as const
+    ).map(([name, awaited]) => {
+      const w = waiters.wait(60_000, owner(awaited));
+      void w.promise.then(() => order.push(name));
+      return w;
+    });
+    waiters.wake();
+    await Promise.resolve();
+    expect(order).toEqual(['idle-1']);
+    flags.late = true; // a request's read-your-writes, begun once its append resolved
+    await Promise.all(waits.map((w) => w.promise));
+    expect(order).toEqual(['idle-1', 'late', 'idle-2']);
   });
 
   it('wakes every waiter even when one is cancelled between the turns', async () => {

@@ -154,7 +154,11 @@ class MarketWorker {
   private async consume(): Promise<void> {
     const engine = this.engine!;
     // Commits with no engine input (its own output, projections' sources, other modules) pass by without a step.
-    const subscription = this.host.store.subscribeToAll({ after: engine.lastInputPosition, passOver: { types: ENGINE_INPUT_TYPES, passed: (position) => this.progress(position) } });
+    const subscription = this.host.store.subscribeToAll({
+      after: engine.lastInputPosition,
+      passOver: { types: ENGINE_INPUT_TYPES, passed: (position) => this.progress(position) },
+      awaited: () => this.waiters.size > 0,
+    });
     this.subscription = subscription;
     try {
       for await (const batch of subscription.batches(this.host.batchSize)) {

@@ -80,6 +80,11 @@ export interface SubscribeOptions {
    * batch starts after that. Stores that do not (EventStoreDB, PostgreSQL) deliver every event as without it.
    */
   passOver?: PassOver;
+  /**
+   * Whether something waits for this consumer to take the next commit (a request's read-your-writes, a caller of the
+   * matching engine): stores that wake their subscribers one per turn of the event loop wake these first, together.
+   */
+  awaited?: () => boolean;
 }
 
 export interface PassOver {

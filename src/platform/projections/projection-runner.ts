@@ -40,6 +40,8 @@ interface Waiter {
 
 interface Running {
   projector: Projector;
+  /** Waits (read-your-writes) that name this projector: while any, a commit wakes it first (SubscribeOptions.awaited). */
+  awaitedBy: number;
   handles: Set<string>;
   status: ProjectorStatus;
   subscription: { close(): Promise<void> } | null;
@@ -94,6 +96,7 @@ export class ProjectionRunner {
       if (this.running.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
       const r: Running = {
         projector,
+        awaitedBy: 0,
         handles: new Set(projector.handles),
         status: { name: projector.name, state: 'stopped', checkpoint: 0n, last_error: null, last_applied_at: null },
         subscription: null,
@@ -120,9 +123,9 @@ export class ProjectionRunner {
     await Promise.all([...this.running.values()].map((r) => r.lease.stop()));
     for (const w of this.waiters) {
       clearTimeout(w.timer);
+      this.removeWaiter(w);
       w.resolve(false);
     }
-    this.waiters.clear();
   }
 
   status(): ProjectorStatus[] {
@@ -215,12 +218,24 @@ export class ProjectionRunner {
         names,
         resolve,
         timer: setTimeout(() => {
-          this.waiters.delete(waiter);
+          this.removeWaiter(waiter);
           resolve(false);
         }, timeoutMs),
       };
       this.waiters.add(waiter);
+      for (const n of names) {
+        const r = this.running.get(n);
+        if (r) r.awaitedBy += 1;
+      }
     });
+  }
+
+  private removeWaiter(waiter: Waiter): void {
+    if (!this.waiters.delete(waiter)) return;
+    for (const n of waiter.names) {
+      const r = this.running.get(n);
+      if (r) r.awaitedBy -= 1;
+    }
   }
 
   private reached(position: bigint, names: string[]): boolean {
@@ -231,7 +246,7 @@ export class ProjectionRunner {
     for (const w of this.waiters) {
       if (this.reached(w.position, w.names)) {
         clearTimeout(w.timer);
-        this.waiters.delete(w);
+        this.removeWaiter(w);
         w.resolve(true);
       }
     }
@@ -318,7 +333,7 @@ export class ProjectionRunner {
         if (!r.lease.isStopping) this.passed(r, position, occurredAt);
       },
     };
-    const subscription = this.store.subscribeToAll({ after: from, passOver });
+    const subscription = this.store.subscribeToAll({ after: from, passOver, awaited: () => r.awaitedBy > 0 });
     r.subscription = subscription;
     try {
       for await (const batch of subscription.batches(this.batchSize)) {

@@ -374,7 +374,7 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
     void this.listen();
-    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs);
+    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs, undefined, options.awaited);
     this.subscriptions.add(sub);
     return sub;
   }
@@ -403,8 +403,8 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** Resolves at the next commit seen (ours, or another node's notification), or after `ms`. */
-  waitForAppend(ms: number): { promise: Promise<void>; cancel(): void } {
-    return this.appendWaiters.wait(ms);
+  waitForAppend(ms: number, owner?: LogSubscription): { promise: Promise<void>; cancel(): void } {
+    return this.appendWaiters.wait(ms, owner);
   }
 
   get commitGeneration(): number {

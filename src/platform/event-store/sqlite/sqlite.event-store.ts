@@ -359,7 +359,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
-    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs, options.passOver);
+    const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs, options.passOver, options.awaited);
     this.subscriptions.add(sub);
     return sub;
   }
