@@ -179,8 +179,8 @@ export class SessionPrincipalResolver implements PrincipalResolver {
   }
 
   private async readRow(tokenHash: string, now: number): Promise<PrincipalRow | undefined> {
-    // Whether the row may be kept is settled before it is read: the account's newest event, in both projectors
-    // already, so the row read next shows it (or something newer, which the next request's head check then sees).
+    // The row says whose account it is; it is kept only as read again once both projectors hold the account's newest
+    // event, so that read shows it (or something newer, which the next request's head check then sees).
     const read = () =>
       this.db.reader.query(
         this.db.sql(

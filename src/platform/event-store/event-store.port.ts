@@ -82,7 +82,7 @@ export interface SubscribeOptions {
   passOver?: PassOver;
   /**
    * Whether something waits for this consumer to take the next commit (a request's read-your-writes, a caller of the
-   * matching engine): stores that wake their subscribers one per turn of the event loop wake these first, together.
+   * matching engine): stores that wake their subscribers one per turn of the event loop wake these first.
    */
   awaited?: () => boolean;
 }

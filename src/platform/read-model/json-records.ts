@@ -40,20 +40,25 @@ export async function patchRecord<R extends object>(tx: EntityManager, t: JsonRe
   const before = await readRecord(tx, t, id);
   if (!before) return null;
   const after = { ...before, ...change(before) };
-  await replaceRecord(tx, t, after);
+  await writeRow(tx, t, id, after);
   return after;
 }
 
 /**
- * Writes the whole record over its row, with its indexed columns (no row: nothing happens). For a projector that read
- * the record already in this transaction and folded the event into it: patchRecord would read it again.
+ * Writes the whole record over its row (keyed by the record's own key field), with its indexed columns; no row:
+ * nothing happens. For a projector that read the record already in this transaction and folded the event into it:
+ * patchRecord would read it again.
  */
 export async function replaceRecord<R extends object>(tx: EntityManager, t: JsonRecordTable<R>, record: R): Promise<void> {
   check(t as JsonRecordTable<unknown>);
+  await writeRow(tx, t, (record as Record<string, unknown>)[t.key], record);
+}
+
+async function writeRow<R extends object>(tx: EntityManager, t: JsonRecordTable<R>, id: unknown, record: R): Promise<void> {
   const r = record as Record<string, unknown>;
   await tx.query(
     portableSql(tx, `UPDATE ${t.table} SET ${[...t.columns.map((c) => `${c} = ?`), 'record = ?'].join(', ')} WHERE ${t.key} = ?`),
-    [...t.columns.map((c) => column(r[c])), JSON.stringify(record), r[t.key]],
+    [...t.columns.map((c) => column(r[c])), JSON.stringify(record), id],
   );
 }
 
