@@ -30,6 +30,19 @@ describe('with SERVER_TIMING on', () => {
     for (const ms of stages.values()) expect(ms).toBeGreaterThanOrEqual(0);
   });
 
+  it("a cancel's answer names its wait for the matching engine apart from the rest of the handler", async () => {
+    const trader = await registerTrader(t);
+    const placed = await t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/orders', headers: trader, payload: { ...ORDER, limit_price: '1000.5' } });
+    expect(placed.statusCode).toBe(201);
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/cancel', headers: trader, payload: { order_ids: [placed.json().response.order_uuid] } });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().response[placed.json().response.order_uuid]).toMatchObject({ success: true });
+    const stages = [...stagesOf(r.headers['server-timing']).keys()];
+    expect(stages.indexOf('engine')).toBeGreaterThan(stages.indexOf('append'));
+    expect(stages.indexOf('serialize')).toBeGreaterThan(stages.indexOf('engine'));
+    expect(stages.indexOf('append')).toBeGreaterThan(-1);
+  });
+
   it('a refusal and a public probe have the stages they reached, no more', async () => {
     const refused = await t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/orders', headers: { authorization: 'Bearer nope' }, payload: ORDER });
     expect(refused.statusCode).toBe(401);

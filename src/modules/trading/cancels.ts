@@ -14,6 +14,7 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { recordAppend } from '../../platform/context/request-context';
 import { PlatformError } from '../../platform/errors';
+import { markStage } from '../../platform/observability/server-timing';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
@@ -104,6 +105,7 @@ export class CancelOrdersHandler implements ICommandHandler<CancelOrders, Cancel
       recordAppend(appended, ['OrderCancelled']);
       await this.runner.waitFor(appended, ['trading-orders'], Math.max(0, deadline - Date.now()));
     }
+    markStage('engine');
     const after = await this.facts(outcomes.filter((o) => o.kind === 'REQUESTED').map((o) => o.order_uuid));
     for (const o of outcomes) {
       const now = after.get(o.order_uuid);

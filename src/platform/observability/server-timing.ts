@@ -6,8 +6,9 @@
  *
  * Stages, in order: parse (body and hooks, until the route), auth, idempotency (X-Min-Position and the key's
  * record), validation, decide (load and fold the stream, decide; again on a retried conflict), append (and its
- * commit wait), read-back (the handler reading its answer from the read models), serialize (the rest of the handler
- * and the body's JSON), read-your-writes (the wait for projections before the answer), idempotency-record (keeping
+ * commit wait), engine (a cancel's wait for the matching engines' decisions and the order list to show them),
+ * read-back (the handler reading its answer from the read models), serialize (the rest of the handler and the body's
+ * JSON), read-your-writes (the wait for projections before the answer), idempotency-record (keeping
  * the answer under its key). A stage a request did not reach is absent.
  */
 import { currentContext, type RequestContext, type StageTiming } from '../context/request-context';
