@@ -96,6 +96,28 @@ export function runEventStoreContract(name: string, open: () => Promise<EventSto
       expect((await store.readStream(stream)).length).toBe(6);
     });
 
+    it('refuses a new stream\'s append to one that exists, one event or several, and the same commit\'s others still land', async () => {
+      const stream = streamName();
+      await store.append(stream, [newEvent('A'), newEvent('B')], 'no_stream');
+      const other = streamName();
+      // Issued together: one commit on the stores that group them.
+      const [one, several, beside] = await Promise.allSettled([
+        store.append(stream, [newEvent('C')], 'no_stream'),
+        store.append(stream, [newEvent('C'), newEvent('D')], 'no_stream'),
+        store.append(other, [newEvent('X'), newEvent('Y')], 'no_stream'),
+      ]);
+      for (const refused of [one, several]) {
+        expect(refused.status).toBe('rejected');
+        expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
+        expect((refused as PromiseRejectedResult).reason.currentVersion).toBe(1n);
+      }
+      expect(beside.status).toBe('fulfilled');
+      expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['A', 'B']);
+      const landed = await store.readStream(other);
+      expect(landed.map((e) => e.type)).toEqual(['X', 'Y']);
+      expect(verifyStreamChain(landed)).toBeNull();
+    });
+
     it('lets exactly one of two concurrent appends at the same revision win', async () => {
       const stream = streamName();
       await store.append(stream, [newEvent('Opened')], 'no_stream');

@@ -100,7 +100,9 @@ export function batchCommitter(db: Database.Database): (batch: AppendRequest[]) 
 
   const appendInTransaction = (req: AppendRequest): AppendOutcome => {
     const { stream, events, expected, texts } = req;
-    const tail = stmt.tail.get(stream);
+    // A new stream's first event needs no tail: were the stream there, UNIQUE(stream, revision) refuses revision 0
+    // (caught below, then read), so the common path of a new order or session pays no index search for it.
+    const tail = expected === 'no_stream' && events.length > 0 ? undefined : stmt.tail.get(stream);
     const current = tail ? tail.revision : null;
     // A stale expectation may be a retry of a write that succeeded; a fresh one that meets stored ids is caught by
     // the UNIQUE(event_id) constraint instead, so the common path pays no lookup.
@@ -135,8 +137,9 @@ export function batchCommitter(db: Database.Database): (batch: AppendRequest[]) 
         return req.events.length === 1 ? appendInTransaction(req) : appendOne(req);
       } catch (error) {
         // A disk or I/O error can roll the whole transaction back: abort the batch rather than let the remaining
-        // appends run outside any transaction. A stored id is a retry of a write that succeeded, or a real clash.
-        if (!db.inTransaction || !isDuplicateEventId(error)) throw error;
+        // appends run outside any transaction. A stored id is a retry of a write that succeeded, or a real clash; a
+        // stored revision 0 is a new stream's append to one that exists (its expectation, read now, did not hold).
+        if (!db.inTransaction || !(isDuplicateEventId(error) || isTakenRevision(error))) throw error;
         return replay(req, stmt.tail.get(req.stream)?.revision ?? null);
       }
     });
@@ -149,6 +152,15 @@ export function batchCommitter(db: Database.Database): (batch: AppendRequest[]) 
 
 /** By code, not instanceof: the native addon keeps the SqliteError class of the first load in the process. */
 function isDuplicateEventId(error: unknown): boolean {
+  return isUniqueViolationOf(error, 'events.event_id');
+}
+
+/** UNIQUE(stream, revision): only an append that skipped its tail (a new stream's) can meet it. */
+function isTakenRevision(error: unknown): boolean {
+  return isUniqueViolationOf(error, 'events.stream, events.revision');
+}
+
+function isUniqueViolationOf(error: unknown, columns: string): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof e.message === 'string' && e.message.includes('events.event_id');
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof e.message === 'string' && e.message.includes(columns);
 }
