@@ -85,7 +85,12 @@ export async function readTopic(brokers: string[], topic: string, timeoutMs = 30
 export async function readTopicUntil(brokers: string[], topic: string, done: (messages: Consumed[]) => boolean, timeoutMs = 30_000): Promise<Consumed[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const messages = await readTopic(brokers, topic, timeoutMs);
+    // A topic the platform has just created may have no partition leader yet (NOT_LEADER_FOR_PARTITION, retriable):
+    // not yet readable is read again, as an empty topic is.
+    const messages = await readTopic(brokers, topic, timeoutMs).catch((error: unknown) => {
+      if ((error as { retriable?: unknown }).retriable === true && Date.now() < deadline) return [] as Consumed[];
+      throw error;
+    });
     if (done(messages)) return messages;
     if (Date.now() > deadline) throw new Error(`${topic}: condition not met within ${timeoutMs} ms; ${messages.length} messages`);
     await new Promise((r) => setTimeout(r, 200));
