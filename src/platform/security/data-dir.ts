@@ -4,7 +4,7 @@
  * The directory is created 0700 and every file in it 0600; a directory other users can write is refused at start.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, linkSync, lstatSync, mkdirSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -40,22 +40,31 @@ export function prepareDataDir(dataDir: string): void {
  * the same mode), narrowed to 0600 when an earlier version left it readable by others. `create: false` only narrows.
  */
 export function privateFile(path: string, { create = true } = {}): void {
-  let fd: number;
+  const refuseLink = () => new StartupRefused(`${path} is a symbolic link; the platform's files must be regular files in DATA_DIR.`);
+  if (create) {
+    try {
+      // O_EXCL: only a file this call creates is opened (and closed) here. O_NOFOLLOW: no link is followed.
+      closeSync(openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_RDONLY | constants.O_NOFOLLOW, PRIVATE_FILE_MODE));
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw refuseLink();
+      if (code !== 'EEXIST') throw error;
+    }
+  }
+  // An existing file is looked at by path, never opened: it may be a database this process has open, and closing a
+  // descriptor of it would drop every POSIX lock the process holds on it, SQLite's included (sqlite.org/howtocorrupt.html
+  // 2.2). Another process opening the database would then take its shared memory for unused and reset it under this
+  // one (a jest worker died of SIGBUS so; a live node could corrupt its WAL index).
+  let stat;
   try {
-    // O_NOFOLLOW: a symbolic link planted in DATA_DIR is not followed to a file elsewhere.
-    fd = openSync(path, (create ? constants.O_CREAT : 0) | constants.O_RDONLY | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+    stat = lstatSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !create) return;
-    if (code === 'ELOOP') throw new StartupRefused(`${path} is a symbolic link; the platform's files must be regular files in DATA_DIR.`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !create) return;
     throw error;
   }
-  try {
-    const stat = fstatSync(fd);
-    if ((stat.mode & 0o077) !== 0) chmodSync(path, PRIVATE_FILE_MODE);
-  } finally {
-    closeSync(fd);
-  }
+  if (stat.isSymbolicLink()) throw refuseLink();
+  if ((stat.mode & 0o077) !== 0) chmodSync(path, PRIVATE_FILE_MODE);
 }
 
 /** A SQLite database file and its companions (WAL, shared memory, rollback journal), all private. */
