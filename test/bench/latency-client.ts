@@ -118,6 +118,7 @@ async function main(): Promise<void> {
     const statuses: Record<string, number> = {};
     const count = (status: number) => (statuses[status] = (statuses[status] ?? 0) + 1);
     if (m.kind === 'flow') {
+      stopped = false;
       let sent = 0;
       while (!stopped) count((await (await open()).send(requests[sent++ % requests.length])).status);
       parentPort!.postMessage({ count: sent, statuses });

@@ -20,7 +20,10 @@
  * means over the slowest 1% with the collector's pauses they met, so the tail's causes show too. A reference row
  * gives the framework with the two durable commits every placement causes (the order's, the engine's) and nothing
  * else: what no work on the platform's own path can go below. Another gives the list page's transport ceiling: the
- * bare app answering the same page bytes from memory.
+ * bare app answering the same page bytes from memory. The liveness target is read on those references too: a bare GET
+ * while bare POSTs flow (without commits, then with the two), and the probe of a node placing orders with nothing after
+ * the commit, with its projectors and then without any (the most that moving background work off the request thread
+ * could give, were that work free elsewhere).
  */
 import 'reflect-metadata';
 import type Database from 'better-sqlite3';
@@ -182,7 +185,40 @@ async function gcPausesDuring<T>(run: () => Promise<T>): Promise<{ result: T; pa
  */
 type Measured = RunAnswer & { cpuPerRequest: number | null };
 
-async function commandFloors(dir: string, body: () => string): Promise<{ bare: Measured; committed: Measured; alone: Measured; unprojected: Measured }> {
+/**
+ * The probe (`probe`, answered `status`) run on `client` while `flower` repeats `flowing` back to back (each answered
+ * `flowStatus`); answers the probe's run and how many flowing requests were answered meanwhile.
+ */
+async function probeWhileFlowing(client: Client, probe: ClientRequest[], status: number, flower: Client, flowing: ClientRequest[], flowStatus: number): Promise<{ busy: Measured; flowed: number }> {
+  await settle();
+  const flow = flower.flow(flowing);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const busy = await client.run('probe while requests flow', probe, status);
+  const flowed = await flow.stop();
+  if (flowed.count === 0 || Object.keys(flowed.statuses).some((s) => Number(s) !== flowStatus)) throw new Error(`the flowing requests answered ${JSON.stringify(flowed.statuses)}`);
+  return { busy, flowed: flowed.count };
+}
+
+/** What the liveness target is read against on a stack: a probe quiet, and while requests of another client flow. */
+interface ProbeUnderFlow {
+  quiet: Measured;
+  busy: Measured;
+  flowed: number;
+}
+
+async function commandFloors(
+  dir: string,
+  body: () => string,
+): Promise<{
+  bare: Measured;
+  committed: Measured;
+  alone: Measured;
+  unprojected: Measured;
+  uncommittedProbe: ProbeUnderFlow;
+  bareProbe: ProbeUnderFlow;
+  aloneProbe: ProbeUnderFlow;
+  unprojectedProbe: ProbeUnderFlow;
+}> {
   let bareApp: NestFastifyApplication | undefined;
   let lone: TestApp | undefined;
   const clients: Client[] = [];
@@ -200,6 +236,18 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: M
       Array.from({ length: n }, () => ({ method: 'POST', path: '/bare/committed', headers: JSON_HEADERS, body: body() }));
     await bareClient.run('warm-up bare POST with two commits', committedRequests(WARMUP), 201);
     const committed = await bareClient.run('bare POST with two commits', committedRequests(REQUESTS), 201);
+    // The liveness target on the framework alone: a bare GET while another client's bare POSTs flow, with their two
+    // commits and then without. No work of the platform's is on the thread: what stretches this probe's tail is the
+    // framework and the commits.
+    const bareFlower = await Client.open(started.url);
+    clients.push(bareFlower);
+    const bareProbes: ClientRequest[] = Array.from({ length: REQUESTS }, () => ({ method: 'GET', path: '/bare' }));
+    await bareClient.run('warm-up bare GET', bareProbes.slice(0, WARMUP), 200);
+    await settle();
+    const bareQuiet = await bareClient.run('bare GET', bareProbes, 200);
+    const bareProbe = { quiet: bareQuiet, ...(await probeWhileFlowing(bareClient, bareProbes, 200, bareFlower, committedRequests(REQUESTS * 4), 201)) };
+    setBareCommit(() => undefined);
+    const uncommittedProbe = { quiet: bareQuiet, ...(await probeWhileFlowing(bareClient, bareProbes, 200, bareFlower, committedRequests(REQUESTS * 4), 201)) };
 
     const loneDir = join(dir, 'alone');
     mkdirSync(loneDir);
@@ -212,6 +260,18 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: M
     await loneClient.run('warm-up placements alone', loneRequests(WARMUP), 202);
     await settle();
     const alone = await loneClient.run('placement alone', loneRequests(REQUESTS), 202);
+    // The probe while such placements flow, with the projectors on the node and then without: the most that moving
+    // the background work off the request thread could give the liveness target, were that work free elsewhere.
+    const loneFlower = await Client.open(baseUrl(lone.app));
+    clients.push(loneFlower);
+    const probes: ClientRequest[] = Array.from({ length: REQUESTS }, () => ({ method: 'GET', path: LIVE_PATH }));
+    const probeAlone = async (): Promise<ProbeUnderFlow> => {
+      await settle();
+      const quiet = await loneClient.run('liveness', probes, 200);
+      return { quiet, ...(await probeWhileFlowing(loneClient, probes, 200, loneFlower, loneRequests(REQUESTS * 4), 202)) };
+    };
+    await loneClient.run('warm-up liveness', probes.slice(0, WARMUP), 200);
+    const aloneProbe = await probeAlone();
     // The same placements once the node runs no projector (stopped when caught up, so the trader's session is in the
     // read models): the request's own path and its commit, without the background work the next request waited for.
     const runner = lone.app.get(ProjectionRunner);
@@ -220,7 +280,8 @@ async function commandFloors(dir: string, body: () => string): Promise<{ bare: M
     await runner.stop();
     await settle();
     const unprojected = await loneClient.run('placement alone, no projectors', loneRequests(REQUESTS), 202);
-    return { bare, committed, alone, unprojected };
+    const unprojectedProbe = await probeAlone();
+    return { bare, committed, alone, unprojected, uncommittedProbe, bareProbe, aloneProbe, unprojectedProbe };
   } finally {
     setBareCommit(() => undefined);
     committer.close();
@@ -314,6 +375,18 @@ async function main(): Promise<void> {
     row('  the same + 2 durable commits (order, engine)', percentiles(floors.committed.latencies), floors.committed.cpuPerRequest);
     row('placement alone (no engine/billing/RYW: 202)', percentiles(floors.alone.latencies), floors.alone.cpuPerRequest);
     row('  the same, no projector on the node', percentiles(floors.unprojected.latencies), floors.unprojected.cpuPerRequest);
+    // Probes while another client's requests flow (the liveness target's reading) on the references above.
+    const probeRows = (quietName: string, busyName: string, probe: ProbeUnderFlow): void => {
+      const quiet = percentiles(probe.quiet.latencies);
+      const busy = percentiles(probe.busy.latencies);
+      if (quietName) row(quietName, quiet, probe.quiet.cpuPerRequest);
+      row(`${busyName} (${probe.flowed})`, busy, null);
+      log(`      its p99 is ${(busy.p99 / quiet.p50).toFixed(1)}x the quiet probe's p50 (the liveness target reads <= 5x)`);
+    };
+    probeRows('  bare GET (quiet)', '  bare GET, bare POSTs flow', floors.uncommittedProbe);
+    probeRows('', '  bare GET, bare POSTs + 2 commits flow', floors.bareProbe);
+    probeRows('  live, placement-alone node (quiet)', '  live, placements alone flow', floors.aloneProbe);
+    probeRows('', '  live, the same, no projector', floors.unprojectedProbe);
     printStages("where a placement alone's time goes (its projectors' work for the previous request shows outside the handlers):", floors.alone);
     printStages('the same, no projector on the node:', floors.unprojected);
 
