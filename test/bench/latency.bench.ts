@@ -437,6 +437,7 @@ async function main(): Promise<void> {
     const listedRun = await client.run('list', pages, 200);
     const list = percentiles(listedRun.latencies);
     row('GET orders (a page of 100)', list, listedRun.cpuPerRequest, [{ what: 'p50 <= 2x liveness p50', ok: () => list.p50 <= 2 * liveQuiet.p50 }]);
+    printStages("where a list page's time goes:", listedRun);
     const ceiling = await samePageBytes(sample.bodies![0]);
     row('  bare GET, the same page bytes from memory', percentiles(ceiling.latencies), ceiling.cpuPerRequest);
 
