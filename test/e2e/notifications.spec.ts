@@ -8,7 +8,7 @@
 import { hashToken } from '../../src/platform/security/tokens';
 import { totpCode } from '../../src/modules/identity/security/totp';
 import { readMailbox } from '../../src/modules/identity/delivery';
-import { IdentityModule } from '../../src/modules/identity/identity.module';
+import { AccountClosureSweep } from '../../src/modules/identity/closure-sweep';
 import { IntentExpirySweep } from '../../src/modules/ai-wallets/commands';
 import { ListNotifications } from '../../src/modules/notifications/queries';
 import { isRelativeHref } from '../../src/modules/notifications/domain/notification';
@@ -176,7 +176,7 @@ describe('security alerts (identity)', () => {
     const second = await call('POST', '/api/v1/identity/closure', a.headers, { current_password: a.password });
     expect(second.status).toBe(202);
     await waitFor(a.headers, ofType('SECURITY_ACCOUNT_CLOSURE_SCHEDULED'), 2);
-    expect(await t.app.get(IdentityModule).completeDueClosures(new Date(Date.now() + 15 * 24 * 3600 * 1000))).toBe(1);
+    expect(await t.app.get(AccountClosureSweep).completeDueClosures(new Date(Date.now() + 15 * 24 * 3600 * 1000))).toBe(1);
     await settle();
     // A closed account signs in no more: its inbox is read through the query the route uses.
     expect((await call('GET', N, a.headers)).status).toBe(401);

@@ -16,7 +16,7 @@ import { readMailbox } from '../../src/modules/identity/delivery';
 import { totpCode } from '../../src/modules/identity/security/totp';
 import { runAuditCli } from '../../src/cli/audit';
 import { runProjectionsCli } from '../../src/cli/projections';
-import { IdentityModule } from '../../src/modules/identity/identity.module';
+import { AccountClosureSweep } from '../../src/modules/identity/closure-sweep';
 import { openReadModelDatabase, ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { READ_MODELS } from '../../projections';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../src/platform/event-store/event-store.port';
@@ -266,7 +266,7 @@ describe.each(['sqlite', 'postgres'] as const)('published forms after a full wal
     expect(closing.statusCode).toBe(202);
     const runner = t.app.get(ProjectionRunner);
     expect(await runner.waitFor(await t.app.get<EventStore>(EVENT_STORE).headPosition(), undefined, 10_000)).toBe(true);
-    expect(await t.app.get(IdentityModule).completeDueClosures(new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(1);
+    expect(await t.app.get(AccountClosureSweep).completeDueClosures(new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(1);
 
     // Before: the read models hold the person (their email, their device, their words), which the erasure must scrub.
     expect(await runner.waitFor(await t.app.get<EventStore>(EVENT_STORE).headPosition(), undefined, 10_000)).toBe(true);

@@ -12,7 +12,9 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { CreditsGate } from '../../platform/credits/credits-gate';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { nextId } from '../../platform/context/request-context';
-import { PeriodicJob } from '../../platform/jobs/periodic-job';
+import { LeasedSweepService } from '../../platform/jobs/periodic-job';
+import { CheckpointStore } from '../../platform/projections/checkpoint.store';
+import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { hashToken, newToken, sameSecret } from '../../platform/security/tokens';
@@ -382,27 +384,20 @@ export class ExpireIntentHandler implements ICommandHandler<ExpireIntent> {
 /**
  * Records expiries: every AI_WALLET_EXPIRY_SWEEP_MS, intents past expires_at still open get AiWalletIntentExpired
  * (budget decisions already ignore them from the instant they expire; the event makes it visible and final).
- * Any node may sweep: expiring twice decides nothing the second time.
+ * Run by the node holding the `ai-wallet-intent-expiry` lease; expiring twice decides nothing the second time, so a
+ * late run after a lease moved changes nothing.
  */
 @Injectable()
-export class IntentExpirySweep implements OnApplicationBootstrap, OnApplicationShutdown {
-  private job: PeriodicJob | null = null;
-
+export class IntentExpirySweep extends LeasedSweepService implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly db: ReadModelDatabase,
     private readonly commandBus: CommandBus,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-    private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.job = new PeriodicJob(this.config.aiWalletExpirySweepMs, () => this.sweep(), (err) => this.logger.warn({ err }, 'intent expiry sweep failed'));
-    this.job.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job?.stop();
+    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+    @Inject(NODE_IDENTITY) identity: LeaseOwnerIdentity,
+    logger: Logger,
+  ) {
+    super(new CheckpointStore(db, identity), 'ai-wallet-intent-expiry', config.aiWalletExpirySweepMs, logger);
   }
 
   /** Expires what is due now; returns how many intents it expired. */

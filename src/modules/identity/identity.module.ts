@@ -2,10 +2,9 @@
  * The identity module: accounts, sessions, authenticator, step-up, contact, closure, tenants and workspaces. It
  * provides the platform's PrincipalResolver (the global auth guard) and StepUpVerifier (other modules' step-ups).
  */
-import { PeriodicJob } from '../../platform/jobs/periodic-job';
 import { SubjectKeyStore } from '../../platform/privacy/subject-keys';
-import { Global, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Global, Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { Logger } from 'nestjs-pino';
 import { PRINCIPAL_RESOLVER, STEP_UP_VERIFIER } from '../../platform/auth/principal';
 import { CommandExecutor } from '../../platform/command/command-executor';
@@ -14,7 +13,7 @@ import { accountDecider } from './domain/account';
 import { emailClaimDecider, tenantDecider } from './domain/access';
 import { accountStream, GLOBAL_TENANT_UUID, tenantStream } from './domain/identity.constants';
 import { deliveryPortProvider } from './delivery';
-import { AssignTenantAuthorityHandler, CancelAccountClosureHandler, CompleteDueClosure, CompleteDueClosureHandler, CreateTenantHandler, CreateWorkspaceHandler, EraseAccountHandler, RequestAccountClosureHandler, SelectActiveWorkspaceHandler } from './commands/account-lifecycle.commands';
+import { AssignTenantAuthorityHandler, CancelAccountClosureHandler, CompleteDueClosureHandler, CreateTenantHandler, CreateWorkspaceHandler, EraseAccountHandler, RequestAccountClosureHandler, SelectActiveWorkspaceHandler } from './commands/account-lifecycle.commands';
 import {
   ActivateAccountHandler,
   ConfirmAuthenticatorEnrollmentHandler,
@@ -28,6 +27,7 @@ import {
   StartAuthenticatorEnrollmentHandler,
   StartSessionHandler,
 } from './commands/identity.commands';
+import { AccountClosureSweep } from './closure-sweep';
 import { IdentityController } from './identity.controller';
 import { passwordPolicyIssues } from './security/password-policy';
 import { IdentityCrypto, LoginThrottle, MailThrottle, SessionActivity, SessionPrincipalResolver, StepUpService, ThrottleStore } from './identity.services';
@@ -35,7 +35,6 @@ import {
   GetAccountHandler,
   GetActiveWorkspaceHandler,
   ListAuthenticationEventsHandler,
-  ListDueClosures,
   ListDueClosuresHandler,
   GetWorkspaceMembershipHandler,
   ListTenantAuthoritiesHandler,
@@ -55,6 +54,7 @@ import './capabilities';
 @Module({
   controllers: [IdentityController],
   providers: [
+    AccountClosureSweep,
     IdentityCrypto,
     LoginThrottle,
     SessionPrincipalResolver,
@@ -100,12 +100,9 @@ import './capabilities';
   ],
   exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER],
 })
-export class IdentityModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private closureSweep: PeriodicJob | null = null;
-
+export class IdentityModule implements OnApplicationBootstrap {
   constructor(
     private readonly commandBus: CommandBus,
-    private readonly queryBus: QueryBus,
     private readonly commands: CommandExecutor,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly logger: Logger,
@@ -117,20 +114,6 @@ export class IdentityModule implements OnApplicationBootstrap, OnApplicationShut
     // Before anything is appended: a node with another identity key would name email claims differently.
     await this.keys.assertSharedSecret('IDENTITY_SECRET_KEY', this.crypto.keyCheck);
     await this.bootstrapAdmin();
-    this.closureSweep = new PeriodicJob(this.config.closureSweepIntervalMs, () => this.completeDueClosures(), (err) => this.logger.error({ err }, 'closure sweep failed'));
-    this.closureSweep.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.closureSweep?.stop();
-  }
-
-  /** The scheduled job: completes every closure whose grace period has passed. Returns how many it completed. */
-  async completeDueClosures(now = new Date()): Promise<number> {
-    const due: string[] = await this.queryBus.execute(new ListDueClosures(now.toISOString()));
-    let completed = 0;
-    for (const profile of due) if (await this.commandBus.execute(new CompleteDueClosure(profile, now))) completed++;
-    return completed;
   }
 
   /** The platform admin of ADMIN_EMAIL/ADMIN_PASSWORD, created active on first start with the global tenant. */
