@@ -149,14 +149,16 @@ export class SessionPrincipalResolver implements PrincipalResolver {
     private readonly activity: SessionActivity,
     private readonly projections: ProjectionRunner,
     @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
     this.cacheMs = config.sessionCacheMs;
   }
 
   async resolve(tokenHash: string): Promise<Principal | null> {
+    // The reuse bound is a duration on this machine's clock; a session's expiry is the platform clock's.
     const now = Date.now();
     const row = (await this.keptRow(tokenHash, now)) ?? (await this.readRow(tokenHash, now));
-    if (!row || Date.parse(row.expires_at) <= now) return null;
+    if (!row || Date.parse(row.expires_at) <= this.clock().getTime()) return null;
     const [last] = await this.store.readStream(sessionStream(row.session_id), { direction: 'backwards', maxCount: 1 });
     if (!last || last.type === 'SessionRevoked') {
       this.rows.delete(tokenHash);

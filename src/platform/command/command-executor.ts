@@ -69,6 +69,11 @@ export class CommandExecutor {
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
+  /** The platform clock's time, the one commands are decided at: for what a handler works out before deciding (expiries). */
+  now(): Date {
+    return this.clock();
+  }
+
   /** The stream's folded state, read from the store from where this node's cached fold ends (see StreamStateCache). */
   async load<S, E extends DomainEvent>(stream: string, decider: Folding<S, E>): Promise<{ state: S; version: bigint | null }> {
     const entry = await this.loadEntry(stream, decider);

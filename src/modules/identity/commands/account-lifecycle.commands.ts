@@ -145,7 +145,7 @@ export class EraseAccountHandler implements ICommandHandler<EraseAccount, Accoun
     const reason_code = c.reason_code ?? 'DATA_SUBJECT_REQUEST';
     const erase = (keys_destroyed: number) => ({ kind: 'EraseAccount', reason_code, erased_by_profile_uuid: c.principal.profile_uuid, keys_destroyed }) as const;
     const { state } = await this.commands.load(stream, accountDecider);
-    accountDecider.decide(erase(0), state, { now: new Date(), newId: () => '' }); // refused here, nothing destroyed
+    accountDecider.decide(erase(0), state, { now: this.commands.now(), newId: () => '' }); // refused here, nothing destroyed
     const spend = await this.stepUp.authorize(c.step_up_token, 'ACCOUNT_ERASURE', c.principal);
     // The address is given up while it can still be named (after the key goes, the account's email reads as erased).
     await this.commands.execute(this.crypto.emailStream(state.email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: c.profile_uuid });
@@ -157,7 +157,7 @@ export class EraseAccountHandler implements ICommandHandler<EraseAccount, Accoun
 
 /** The scheduled job's unit of work: completes one account's closure if it is due (a no-op otherwise). */
 export class CompleteDueClosure {
-  constructor(readonly profile_uuid: string, readonly now: Date = new Date()) {}
+  constructor(readonly profile_uuid: string, readonly now: Date) {}
 }
 
 @CommandHandler(CompleteDueClosure)

@@ -65,7 +65,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
     // Every registration pays for the password hash before anything about it is looked up: its cost dominates the
     // answer's time, so an unknown tenant, a taken address and a new account take alike (no timing oracle).
     const password_hash = await this.crypto.passwords.hash(r.password);
-    const expires_at = new Date(Date.now() + ACTIVATION_TTL_MS).toISOString();
+    const expires_at = new Date(this.commands.now().getTime() + ACTIVATION_TTL_MS).toISOString();
     const fresh = { profile_uuid: nextId(), registration_id: nextId(), client_id: nextId() };
     const uniform: AccountRegistrationReceipt = {
       registration_id: fresh.registration_id,
@@ -93,7 +93,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       const claim = await this.commands.load(this.crypto.emailStream(email), emailClaimDecider);
       const owner = claim.state.owner!;
       const existing = await this.commands.load(accountStream(owner), accountDecider);
-      const abandoned = existing.state.status === 'PENDING_ACTIVATION' && existing.state.activation !== null && Date.parse(existing.state.activation.expires_at) <= Date.now();
+      const abandoned = existing.state.status === 'PENDING_ACTIVATION' && existing.state.activation !== null && Date.parse(existing.state.activation.expires_at) <= this.commands.now().getTime();
       if (abandoned) {
         // A registration never activated within 24 h holds the address no longer: nobody can squat on it.
         await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: owner });
@@ -139,7 +139,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       if (error instanceof PlatformError && error.code === 'STATE_CONFLICT') return uniform;
       throw error;
     }
-    if (token) await this.delivery.deliver({ to: email, channel: 'email', kind: 'ACCOUNT_ACTIVATION', token, created: new Date().toISOString() });
+    if (token) await this.delivery.deliver({ to: email, channel: 'email', kind: 'ACCOUNT_ACTIVATION', token, created: this.commands.now().toISOString() });
     return uniform;
   }
 }
@@ -201,7 +201,7 @@ async function authenticate(
     const { state } = await commands.load(stream, accountDecider);
     const password_ok = state.password_hash !== '' && (await crypto.passwords.verify(input.password, state.password_hash));
     const secret = state.totp.enabled && state.totp.secret_sealed ? crypto.secrets.open(state.totp.secret_sealed, state.profile_uuid) : null;
-    const totp_step = secret && input.totp_code !== undefined ? matchTotp(input.totp_code, secret, Date.now(), state.totp.last_step) : null;
+    const totp_step = secret && input.totp_code !== undefined ? matchTotp(input.totp_code, secret, commands.now().getTime(), state.totp.last_step) : null;
     const outcome = await commands.execute(stream, accountDecider, {
       kind: 'AuthenticateLogin',
       password_ok,
@@ -257,7 +257,7 @@ export class StartSessionHandler implements ICommandHandler<StartSession, Sessio
         token_hash: hashToken(access_token),
         authentication_method: method,
         device: c.device,
-        expires_at: new Date(Date.now() + this.config.sessionTtlSeconds * 1000).toISOString(),
+        expires_at: new Date(this.commands.now().getTime() + this.config.sessionTtlSeconds * 1000).toISOString(),
       },
     });
     return { access_token, token_type: 'Bearer', expires_in: this.config.sessionTtlSeconds, session_id };
@@ -305,7 +305,7 @@ export class IssueStepUpHandler implements ICommandHandler<IssueStepUp, { step_u
       throw error;
     }
     const step_up_token = newToken('hcsu_');
-    const expires_at = new Date(Date.now() + STEP_UP_TTL_MS).toISOString();
+    const expires_at = new Date(this.commands.now().getTime() + STEP_UP_TTL_MS).toISOString();
     await this.commands.execute(this.crypto.oneUseTokenStream(hashToken(step_up_token)), oneUseTokenDecider, {
       kind: 'IssueToken',
       issued: { kind: 'STEP_UP', purpose: c.purpose, profile_uuid: c.principal.profile_uuid, session_id: c.principal.session_id, expires_at, authentication_method },
@@ -361,7 +361,7 @@ export class ConfirmAuthenticatorEnrollmentHandler implements ICommandHandler<Co
     const { state } = await this.commands.load(stream, accountDecider);
     const pending = state.enrollment;
     const secret = pending && pending.enrollment_id === enrollment_id ? this.crypto.secrets.open(pending.secret_sealed, principal.profile_uuid) : null;
-    const totp_step = secret ? matchTotp(code, secret, Date.now(), state.totp.last_step) : null;
+    const totp_step = secret ? matchTotp(code, secret, this.commands.now().getTime(), state.totp.last_step) : null;
     const recovery_codes = newRecoveryCodes(10);
     await this.commands.execute(stream, accountDecider, {
       kind: 'ConfirmEnrollment',
@@ -448,7 +448,7 @@ export class RequestContactChangeHandler implements ICommandHandler<RequestConta
     }
     const token = newToken('hcct_');
     const token_hash = hashToken(token);
-    const expires_at = new Date(Date.now() + CONTACT_CHANGE_TTL_MS).toISOString();
+    const expires_at = new Date(this.commands.now().getTime() + CONTACT_CHANGE_TTL_MS).toISOString();
     const target_hint = contact_type === 'email' ? maskEmail(target) : maskPhone(target);
     await this.commands.execute(this.crypto.oneUseTokenStream(token_hash), oneUseTokenDecider, {
       kind: 'IssueToken',
@@ -456,7 +456,7 @@ export class RequestContactChangeHandler implements ICommandHandler<RequestConta
     });
     await this.commands.execute(accountStream(principal.profile_uuid), accountDecider, { kind: 'RequestContactChange', contact_type, target, target_hint, token_hash, expires_at });
     const channel = contact_type === 'email' ? 'email' : 'sms';
-    await this.delivery.deliver({ to: target, channel, kind: 'CONTACT_CHANGE', token, created: new Date().toISOString() });
+    await this.delivery.deliver({ to: target, channel, kind: 'CONTACT_CHANGE', token, created: this.commands.now().toISOString() });
     return { status: 'PENDING_CONFIRMATION', contact_type, target_hint, delivery_channel: channel, expires_at, profile_uuid: principal.profile_uuid, request_id: token_hash.slice(0, 32), sessions_revoked: false };
   }
 }
