@@ -9,7 +9,7 @@ import { canonicalJson, sha256Hex } from '../../src/platform/commitments/commitm
 import { CheckpointStore } from '../../src/platform/projections/checkpoint.store';
 import { identityOf } from '../../src/platform/projections/node-identity';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
-import { startTestApp, type TestApp } from '../support/app';
+import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from '../support/app';
 import { DEST, intentBody, policy, rationale, walletApi, workspaceOwner } from '../support/ai-wallets';
 import { registerTrader, until, type Headers } from '../support/traders';
 
@@ -23,7 +23,7 @@ const { call, agentToken, newBinding } = walletApi(() => ({ t, owner, workspace 
 
 beforeAll(async () => {
   // The node's own periodic expiry run stays out of the way (the tests run the sweep themselves).
-  t = await startTestApp({ AI_WALLET_EXPIRY_SWEEP_MS: '3600000' }, { clock: () => now });
+  t = await startTestApp({ AI_WALLET_EXPIRY_SWEEP_MS: '3600000', SESSION_TTL_SECONDS: SESSIONS_OUTLAST_THE_CLOCK_MOVES }, { clock: () => now });
   ({ owner, workspace } = await workspaceOwner(t));
   stranger = await registerTrader(t);
 });

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { IntentExpirySweep } from '../../src/modules/ai-wallets/commands';
-import { startTestApp, type TestApp } from '../support/app';
+import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from '../support/app';
 import { intentBody, policy, walletApi, workspaceOwner, type Reply } from '../support/ai-wallets';
 import { TEST_DATABASE_URL } from '../support/databases';
 import { hex32 } from '../support/events';
@@ -29,7 +29,7 @@ const budgetOf = async (b: string) => (await call('GET', `/api/v1/ai-wallets/bin
 
 beforeAll(async () => {
   // The suite moves the clock by days and sweeps expiries itself: the periodic sweep must not race it.
-  t = await startTestApp({ DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema, AI_WALLET_EXPIRY_SWEEP_MS: '3600000' }, { clock: () => now });
+  t = await startTestApp({ DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema, AI_WALLET_EXPIRY_SWEEP_MS: '3600000', SESSION_TTL_SECONDS: SESSIONS_OUTLAST_THE_CLOCK_MOVES }, { clock: () => now });
   db = t.app.get(ReadModelDatabase);
   ({ owner, workspace } = await workspaceOwner(t));
 });

@@ -22,6 +22,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * SESSION_TTL_SECONDS for a suite whose injected clock moves days ahead (across a month end): sessions are on the
+ * platform clock, so the default 12 hours would sign its people out mid-suite. The configuration's maximum, 30 days.
+ */
+export const SESSIONS_OUTLAST_THE_CLOCK_MOVES = String(30 * 24 * 3600);
+
 export async function startTestApp(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'app-'));
   // scrypt at 2^10 keeps the suites fast; production uses 2^17 (PASSWORD_HASH_COST).

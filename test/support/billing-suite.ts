@@ -11,7 +11,7 @@ import { BillingJobs } from '../../src/modules/billing/billing-jobs';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
-import { startTestApp, type TestApp } from './app';
+import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from './app';
 import { hex32 } from './events';
 import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
 
@@ -72,7 +72,7 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
 
     beforeAll(async () => {
       // One credit per period: ten orders at 0.1 (RATE_CARD_V1) use it up.
-      t = await startTestApp({ ...env(), ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, BILLING_FREE_ALLOWANCE_CREDITS: '1', BILLING_PERIOD_CLOSE_SWEEP_MS: '3600000', BILLING_RATER_COALESCE_MS: '50' }, { clock: () => now });
+      t = await startTestApp({ ...env(), ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, BILLING_FREE_ALLOWANCE_CREDITS: '1', BILLING_PERIOD_CLOSE_SWEEP_MS: '3600000', BILLING_RATER_COALESCE_MS: '50', SESSION_TTL_SECONDS: SESSIONS_OUTLAST_THE_CLOCK_MOVES }, { clock: () => now });
       db = t.app.get(ReadModelDatabase);
       admin = await until(() => adminHeaders(t), (h) => h.authorization !== 'Bearer undefined');
     });
