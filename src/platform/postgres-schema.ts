@@ -4,7 +4,8 @@
  * schemas and tables are created. Nodes starting together on a fresh database take turns under it: two sessions
  * running CREATE SCHEMA IF NOT EXISTS at once can still collide (a duplicate key in pg_namespace).
  */
-import { Pool } from 'pg';
+import { createHash } from 'node:crypto';
+import { Client, Pool } from 'pg';
 
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -15,9 +16,69 @@ export function assertSchemaName(schema: string): void {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name: ${schema}`);
 }
 
-/** A pool whose idle clients' errors (the server restarted) do not bring the process down; the next query reconnects. */
-export function openPool(connectionString: string, max: number): Pool {
-  const pool = new Pool({ connectionString, max });
+/**
+ * Statements run with parameters this often are prepared by name (as PgJDBC's prepareThreshold does): each connection
+ * then parses and plans them once instead of on every run, about a third of what a short statement costs the server
+ * (measured: an UPDATE by key 78-101 µs of server CPU unnamed, 55-58 µs named). Bounded, so SQL that varies (IN lists
+ * of every length) cannot prepare without end: past the limit statements run unnamed, as before.
+ */
+const PREPARE_THRESHOLD = 3;
+const PREPARED_LIMIT = 1000;
+const runs = new Map<string, number>();
+const prepared = new Map<string, string>();
+/** Bumped when a prepared statement went stale (forgetPrepared): names made after it are new. */
+let generation = 0;
+
+function statementName(text: string): string | undefined {
+  const name = prepared.get(text);
+  if (name !== undefined || prepared.size >= PREPARED_LIMIT) return name;
+  const count = (runs.get(text) ?? 0) + 1;
+  if (count < PREPARE_THRESHOLD) {
+    if (runs.size >= 10 * PREPARED_LIMIT) runs.clear();
+    runs.set(text, count);
+    return undefined;
+  }
+  runs.delete(text);
+  const named = `p_${createHash('sha1').update(text).digest('hex').slice(0, 24)}_${generation}`;
+  prepared.set(text, named);
+  return named;
+}
+
+/**
+ * A prepared statement whose result columns changed under it (DDL by a migration): PostgreSQL refuses to run it
+ * again (0A000). The error goes to the caller (a transaction is aborted by it anyway); the text is prepared afresh
+ * under a new name the next time.
+ */
+function forgetPrepared(text: string): void {
+  prepared.delete(text);
+  generation += 1;
+}
+
+/** The pg client of every pool here: statements with parameters prepared by name past PREPARE_THRESHOLD runs. */
+export class PreparingClient extends Client {
+  override query(...args: unknown[]): any {
+    const [text, values, callback] = args;
+    if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && callback === undefined) {
+      const name = statementName(text);
+      if (name !== undefined) {
+        return (super.query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {
+          if (error?.code === '0A000') forgetPrepared(text);
+          throw error;
+        });
+      }
+    }
+    return (super.query as (...a: unknown[]) => unknown)(...args);
+  }
+}
+
+/**
+ * A pool whose idle clients' errors (the server restarted) do not bring the process down; the next query reconnects.
+ * `synchronousCommit` fixes the sessions' synchronous_commit (true: every commit waits for its WAL flush, whatever
+ * the server's default), set as a startup parameter so it costs no round trip.
+ */
+export function openPool(connectionString: string, max: number, settings: { synchronousCommit?: boolean } = {}): Pool {
+  const options = settings.synchronousCommit === undefined ? undefined : `-c synchronous_commit=${settings.synchronousCommit ? 'on' : 'off'}`;
+  const pool = new Pool({ connectionString, max, Client: PreparingClient, ...(options ? { options } : {}) });
   pool.on('error', () => undefined);
   return pool;
 }

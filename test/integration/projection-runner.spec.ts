@@ -11,6 +11,9 @@ import { hex32, newEvent } from '../support/events';
 import { TestLedgerBalance, TestLedgerProjector, testLedgerReadModel } from '../support/test-ledger/ledger.read-model';
 import { ledgerStream } from '../support/test-ledger/ledger.domain';
 
+
+/** The read-model transaction a projector's batch runs in: pipelined on PostgreSQL, a plain one on SQLite. */
+const batchTransaction = (db: ReadModelDatabase): 'transaction' | 'pipelinedTransaction' => (db.isPostgres ? 'pipelinedTransaction' : 'transaction');
 describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (kind) => {
   let testDb: TestDatabase;
   let store: SqliteEventStore;
@@ -135,7 +138,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     r.start();
     expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
     const stored = await checkpoint();
-    const transactions = jest.spyOn(db, 'transaction');
+    const transactions = jest.spyOn(db, batchTransaction(db));
 
     for (let i = 0; i < 3; i++) await store.append(`unrelated-${hex32()}`, [newEvent('SomethingElse')], 'no_stream');
     const head = await store.headPosition();
@@ -173,7 +176,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
     r.start();
     expect(await r.waitFor(await store.headPosition(), undefined, 5000)).toBe(true);
     // One transient failure of the read-model database, exactly when the idle checkpoint is written.
-    const transactions = jest.spyOn(db, 'transaction').mockImplementationOnce(async () => {
+    const transactions = jest.spyOn(db, batchTransaction(db)).mockImplementationOnce(async () => {
       throw new Error('SQLITE_BUSY (transient)');
     });
     await store.append(`unrelated-${hex32()}`, [newEvent('SomethingElse')], 'no_stream');

@@ -29,6 +29,10 @@ export class LeaseLost extends StateConflict {
   }
 }
 
+/** The advance that fails (division by zero) unless this owner holds the lease: nothing may commit behind it then. */
+const FENCED_ADVANCE =
+  'WITH advanced AS (UPDATE projection_checkpoints SET position = ?, lease_until = ?, updated_at = ? WHERE name = ? AND owner = ? RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM advanced) AS held';
+
 interface CheckpointRow {
   name: string;
   position: string;
@@ -92,6 +96,27 @@ export class CheckpointStore {
       [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner],
     );
     if (affected !== 1) throw new LeaseLost(name);
+  }
+
+  /**
+   * `work` and the checkpoint's advance to `position` in one transaction, which commits only while this process owns
+   * the lease (LeaseLost otherwise). On PostgreSQL in a pipelined transaction (ReadModelDatabase.pipelinedTransaction):
+   * the advance fails with a division by zero when it finds another owner, so the COMMIT behind it rolls back.
+   */
+  async commitBatch<T>(name: string, position: bigint, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    if (!this.db.isPostgres) {
+      return this.db.transaction(async (tx) => {
+        const result = await work(tx);
+        await this.advance(tx, name, position);
+        return result;
+      });
+    }
+    const now = Date.now();
+    return this.db.pipelinedTransaction(
+      work,
+      { text: this.sql(FENCED_ADVANCE), params: [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner] },
+      (error) => ((error as { code?: unknown })?.code === '22012' ? new LeaseLost(name) : error),
+    );
   }
 
   async reset(tx: EntityManager, name: string): Promise<void> {

@@ -359,9 +359,8 @@ export class ProjectionRunner {
     const last = batch[batch.length - 1].position;
     const mine = batch.filter((event) => r.handles.has(event.type));
     return this.exclusive(r, () =>
-      this.db.transaction(async (tx) => {
+      this.checkpoints.commitBatch(r.projector.name, last, async (tx) => {
         for (const event of mine) await r.projector.apply(event, tx);
-        await this.checkpoints.advance(tx, r.projector.name, last);
       }),
     ).then(() => {
       r.saved = last;
@@ -412,7 +411,7 @@ export class ProjectionRunner {
     await this.exclusive(r, async () => {
       const position = r.status.checkpoint;
       if (position <= r.saved) return;
-      await this.db.transaction((tx) => this.checkpoints.advance(tx, r.projector.name, position));
+      await this.checkpoints.commitBatch(r.projector.name, position, async () => undefined);
       r.saved = position;
     });
   }

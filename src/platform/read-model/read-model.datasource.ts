@@ -8,7 +8,7 @@ import { OutboxSeeds1764000009500 } from './migrations/1764000009500-OutboxSeeds
 import { PlatformTables1764000000000 } from './migrations/1764000000000-PlatformTables';
 import type { ReadModelDefinition } from './read-model.definition';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
-import { underSchemaLock } from '../postgres-schema';
+import { PreparingClient, underSchemaLock } from '../postgres-schema';
 import { SqliteDatabase } from '../sqlite-driver';
 
 export interface ReadModelDatabaseOptions {
@@ -27,7 +27,10 @@ export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): D
   const common = { entities, migrations, migrationsRun: false, synchronize: false, logging: false } as const;
   if (options.databaseUrl) {
     // search_path makes raw SQL (checkpoints, idempotency) land in the same schema as the entities.
-    const extra = options.schema ? { options: `-c search_path="${options.schema}"` } : undefined;
+    // PreparingClient: statements with parameters prepared by name once they repeat (postgres-schema.ts).
+    // pipeline: a query is written without waiting for the one before it (pipelinedTransaction uses it; code that awaits
+    // each query in turn behaves as before).
+    const extra = { Client: PreparingClient, pipeline: true, ...(options.schema ? { options: `-c search_path="${options.schema}"` } : {}) };
     return { type: 'postgres', url: options.databaseUrl, schema: options.schema, poolSize: 10, extra, ...common };
   }
   prepareDataDir(options.dataDir);
@@ -82,6 +85,46 @@ export class ReadModelDatabase {
     const run = this.tail.then(() => this.writer.transaction(work));
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * A projector's batch on PostgreSQL in as few round trips as its own statements allow: BEGIN is written with the
+   * first of them (the connection pipelines), and `close` (the checkpoint's advance) with COMMIT. `close` must fail,
+   * not merely change nothing, when the batch may not commit: a COMMIT behind a failed statement rolls back.
+   * `refused` names that failure for the caller. The commit does not wait for its WAL flush (synchronous_commit off):
+   * a read model is rebuilt from the log, and its checkpoint is in the same transaction, so a server crash can only
+   * lose the last batches together with the checkpoint that vouched for them; they are applied again. PostgreSQL only.
+   */
+  async pipelinedTransaction<T>(work: (tx: EntityManager) => Promise<T>, close: { text: string; params: unknown[] }, refused: (error: unknown) => unknown): Promise<T> {
+    const runner = this.writer.createQueryRunner();
+    const client = (await runner.connect()) as { query(text: string, params?: unknown[]): Promise<unknown> };
+    const begun = client.query('BEGIN; SET LOCAL synchronous_commit TO off');
+    begun.catch(() => undefined); // awaited below; a failure there must not also be an unhandled rejection
+    // TypeORM's own flag (read-only in its types): the runner is inside a transaction, as its startTransaction says.
+    const flagged = runner as { isTransactionActive: boolean };
+    flagged.isTransactionActive = true;
+    let ended = false;
+    try {
+      const result = await work(runner.manager);
+      await begun;
+      const closing = client.query(close.text, close.params);
+      const committed = client.query('COMMIT');
+      committed.catch(() => undefined);
+      try {
+        await closing;
+      } catch (error) {
+        // The COMMIT written behind it answers as a ROLLBACK: the transaction is over either way.
+        ended = await committed.then(() => true, () => false);
+        throw refused(error);
+      }
+      await committed;
+      ended = true;
+      return result;
+    } finally {
+      if (!ended) await client.query('ROLLBACK').catch(() => undefined);
+      flagged.isTransactionActive = false;
+      await runner.release();
+    }
   }
 
   /**
