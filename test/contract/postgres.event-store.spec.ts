@@ -1,7 +1,9 @@
 /**
  * The one EventStore contract on the real PostgreSQL (127.0.0.1:5432 on these machines; TEST_DATABASE_URL), a schema
  * of its own per run; then what only this adapter must show: no subscriber skips an event when appends commit while
- * another append's transaction is held open, group commit, and the schema created once by nodes starting together.
+ * another append's transaction is held open, group commit, the schema created once by nodes starting together, the
+ * one-round-trip append (and its fallback when another node moved a stream on), reads of a stream's end answered from
+ * memory yet never stale, and subscriptions reading one shared tail.
  */
 import { Client } from 'pg';
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres.event-store';
@@ -89,7 +91,7 @@ describe('PostgresEventStore specifics', () => {
 
   it('commits appends that arrive together in one transaction (group commit), each refusal alone', async () => {
     const store = open();
-    const commits = jest.spyOn(store as unknown as { commitBatch: (...a: unknown[]) => unknown }, 'commitBatch');
+    const commits = jest.spyOn(store as unknown as { commit: (...a: unknown[]) => unknown }, 'commit');
     const taken = newEvent('Taken');
     await store.append(`group-owner-${hex32()}`, [taken], 'no_stream');
     commits.mockClear();
@@ -125,5 +127,85 @@ describe('PostgresEventStore specifics', () => {
       await client.query(`DROP SCHEMA IF EXISTS "${fresh}" CASCADE`);
       await client.end();
     }
+  });
+
+  /** Every query the store's pool sends from now on, by its text's first words. */
+  function queriesOf(store: PostgresEventStore): string[] {
+    const sent: string[] = [];
+    const pool = (store as unknown as { pool: { query: (...a: unknown[]) => unknown } }).pool;
+    const query = pool.query.bind(pool);
+    pool.query = (...a: unknown[]) => {
+      const text = typeof a[0] === 'string' ? a[0] : (a[0] as { text: string }).text;
+      sent.push(text.replace(/\s+/g, ' ').slice(0, 60));
+      return query(...a);
+    };
+    return sent;
+  }
+
+  it('appends in one round trip: a batch chained from known stream ends goes through append_events alone', async () => {
+    const store = open();
+    const stream = `one-trip-${hex32()}`;
+    await store.append(stream, [newEvent('First')], 'no_stream');
+    const sent = queriesOf(store);
+    const [second, fresh] = await Promise.all([store.append(stream, [newEvent('Second')], 0n), store.append(`one-trip-${hex32()}`, [newEvent('New')], 'no_stream')]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/append_events/);
+    expect(second.next_revision).toBe(1n);
+    expect(fresh.position).toBe(second.position + 1n);
+    expect((await store.readStream(stream)).map((e) => [e.type, e.revision, e.previous_event_commitment !== null])).toEqual([['First', 0n, false], ['Second', 1n, true]]);
+  });
+
+  it('falls back to the careful path when another node moved a known stream on: a stale expectation is a conflict, a fresh one lands chained', async () => {
+    const a = open();
+    const b = open();
+    const stream = `moved-${hex32()}`;
+    await a.append(stream, [newEvent('One')], 'no_stream');
+    await b.append(stream, [newEvent('Two')], 0n); // a still believes the stream ends at revision 0
+    await expect(a.append(stream, [newEvent('Stale')], 0n)).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    const any = await a.append(stream, [newEvent('Three')], 'any');
+    expect(any.next_revision).toBe(2n);
+    const events = await a.readStream(stream);
+    expect(events.map((e) => e.type)).toEqual(['One', 'Two', 'Three']);
+    expect(events[2].previous_event_commitment).toBe(events[1].event_commitment);
+  });
+
+  it("answers a read of a stream's end from memory, yet shows another node's append made before the read", async () => {
+    const a = open();
+    const b = open();
+    const stream = `ends-${hex32()}`;
+    // A subscription keeps a's tail, so the stream's end is known there.
+    const sub = a.subscribeToAll({ after: await a.headPosition() });
+    const seen = collect(sub, (events) => events.some((e) => e.stream === stream && e.type === 'Two'));
+    await a.append(stream, [newEvent('One')], 'no_stream');
+    const sent = queriesOf(a);
+    expect((await a.readStream(stream, { direction: 'backwards', maxCount: 1 })).map((e) => e.type)).toEqual(['One']);
+    expect(await a.readStream(stream, { fromRevision: 1n })).toEqual([]);
+    expect(sent.filter((q) => /WHERE e.stream/.test(q))).toEqual([]); // no read of the stream, only the head check
+    await b.append(stream, [newEvent('Two')], 0n);
+    // Read at once, before any notification could have been waited for: the head check sees b's commit.
+    expect((await a.readStream(stream, { direction: 'backwards', maxCount: 1 })).map((e) => [e.type, e.revision])).toEqual([['Two', 1n]]);
+    expect((await a.readStream(stream, { fromRevision: 1n })).map((e) => e.type)).toEqual(['Two']);
+    await seen;
+    await sub.close();
+  });
+
+  it("keeps one tail for every subscription: another node's commit is read once however many subscribe, and none skips this node's own commit that followed it", async () => {
+    const a = open();
+    const b = open();
+    const from = await a.headPosition();
+    const subs = Array.from({ length: 8 }, () => a.subscribeToAll({ after: from }));
+    const marker = `tail-${hex32()}`;
+    const collected = subs.map((s) => collect(s, (seen) => seen.filter((e) => e.stream.startsWith(marker)).length >= 3));
+    await new Promise((r) => setTimeout(r, 100)); // every subscription caught up and waiting
+    const sent = queriesOf(a);
+    await b.append(`${marker}-b`, [newEvent('Other')], 'no_stream');
+    await a.append(`${marker}-a`, [newEvent('Own'), newEvent('Own2')], 'no_stream');
+    for (const seen of await Promise.all(collected)) {
+      const mine = seen.filter((e) => e.stream.startsWith(marker));
+      expect(mine.map((e) => e.type)).toEqual(['Other', 'Own', 'Own2']);
+      expect(mine[1].position).toBe(mine[0].position + 1n);
+    }
+    expect(sent.filter((q) => /WHERE e.position >/.test(q)).length).toBeLessThanOrEqual(2);
+    await Promise.all(subs.map((s) => s.close()));
   });
 });

@@ -1,0 +1,51 @@
+/** The events table's rows as the PostgreSQL event store reads and writes them, and what it makes of them. */
+import type { RecordedEvent } from '../event-store.port';
+import type { CommittedEvent } from '../log-subscription';
+
+export interface EventRow {
+  position: string;
+  event_id: string;
+  stream: string;
+  revision: string;
+  type: string;
+  occurred_at: string;
+  data: string;
+  metadata: string;
+  event_commitment: string;
+  previous_event_commitment: string | null;
+}
+
+/** Advisory lock key of appends (one 64-bit key space per database; schema creation has its own, postgres-schema.ts). */
+export const APPEND_LOCK = 0x65766e7473; // 'evnts'
+
+/**
+ * Positions and revisions as text (exact bigints). Queries order by the table's columns, `e.position`/`e.revision`:
+ * an unqualified ORDER BY would take these text aliases and sort '10' before '9'.
+ */
+export const COLUMNS =
+  'e.position::text AS position, e.event_id, e.stream, e.revision::text AS revision, e.type, e.occurred_at, e.data, e.metadata, e.event_commitment, e.previous_event_commitment';
+
+export function isDuplicateEventId(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23505' && typeof e.constraint === 'string' && e.constraint.endsWith('event_id_key');
+}
+
+/** What a commit wake-up says of an event (for the subscriptions that pass it over). */
+export function committedOf(row: EventRow): CommittedEvent {
+  return { type: row.type, position: BigInt(row.position), occurred_at: row.occurred_at };
+}
+
+export function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    event_id: row.event_id,
+    type: row.type,
+    stream: row.stream,
+    revision: BigInt(row.revision),
+    position: BigInt(row.position),
+    occurred_at: row.occurred_at,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    event_commitment: row.event_commitment,
+    previous_event_commitment: row.previous_event_commitment,
+  };
+}
