@@ -108,3 +108,93 @@ export async function migrateSchema(pool: Pool, schema: string, statements: stri
     client.release();
   }
 }
+
+/**
+ * A notification channel for `schema`'s `prefix` (a checked identifier, under PostgreSQL's 63 bytes: a long schema
+ * name is hashed).
+ */
+export function channelName(prefix: string, schema: string): string {
+  const plain = `${prefix}_${schema}`;
+  return plain.length <= 63 ? plain : `${prefix}_${createHash('sha1').update(schema).digest('hex').slice(0, 40)}`;
+}
+
+/**
+ * One LISTEN connection of its own (a pooled one cannot keep a LISTEN): handlers by channel, every channel listened to
+ * again after the connection drops (a server restart), tried again after `retryMs`. While it is down, notifications
+ * are lost: whoever relies on them also polls, as a fallback.
+ */
+export class PgListener {
+  private client: Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly retryMs = 1000,
+  ) {}
+
+  /** Whether notifications arrive now (the connection is up and listening). */
+  get listening(): boolean {
+    return this.client !== null && this.connecting === null;
+  }
+
+  /** Calls `handler` with every notification's payload on `channel` (a checked identifier); returns the stop. */
+  listen(channel: string, handler: (payload: string) => void): () => void {
+    if (!SCHEMA_NAME.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      if (this.client && !this.connecting) void this.client.query(`LISTEN "${channel}"`).catch(() => this.drop());
+    }
+    set.add(handler);
+    void this.connect();
+    return () => set!.delete(handler);
+  }
+
+  private connect(): Promise<void> {
+    if (this.closed || this.client) return this.connecting ?? Promise.resolve();
+    const client = new Client({ connectionString: this.connectionString });
+    this.client = client;
+    client.on('notification', (message) => {
+      for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+    });
+    client.on('error', () => this.drop(client));
+    this.connecting = (async () => {
+      try {
+        await client.connect();
+        for (const channel of this.handlers.keys()) await client.query(`LISTEN "${channel}"`);
+      } catch {
+        this.drop(client);
+      } finally {
+        this.connecting = null;
+      }
+    })();
+    return this.connecting;
+  }
+
+  private drop(client: Client | null = this.client): void {
+    if (client === null || this.client !== client) return;
+    this.client = null;
+    void client.end().catch(() => undefined);
+    if (!this.closed && !this.retry) {
+      this.retry = setTimeout(() => {
+        this.retry = null;
+        void this.connect();
+      }, this.retryMs);
+      this.retry.unref();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    await this.connecting;
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+}
+

@@ -80,7 +80,7 @@ class MarketWorker {
         },
         failed: (error) => host.logger.error({ market_uuid: market.market_uuid, err: error }, 'matching engine failed; rebuilding from its stream'),
       },
-      { retryDelayMs: 250, maxRetryDelayMs: 30_000, failingUntilRecovered: false },
+      { retryDelayMs: 250, maxRetryDelayMs: 30_000, failingUntilRecovered: false, assignment: host.checkpoints.assignment },
     );
   }
 
@@ -377,7 +377,9 @@ export class MatchingEngineHost implements OnApplicationBootstrap, OnModuleDestr
         return { appended_position: last.position, input_position: BigInt((last.data as { input_position: string }).input_position) };
       }
       if (Date.now() >= deadline) return null;
-      await new Promise((resolve) => setTimeout(resolve, 15));
+      // The engine's decision is a commit: wait for the next one (at most the old 15 ms poll), not a fixed pause.
+      const pause = Math.min(15, deadline - Date.now());
+      await (this.store.nextCommit ? this.store.nextCommit(pause) : new Promise((resolve) => setTimeout(resolve, pause)));
     }
   }
 }

@@ -115,6 +115,11 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeOptions): EventSubscription;
   /** Position of the newest event in the log (0n when empty). */
   headPosition(): Promise<bigint>;
+  /**
+   * Resolves at the next commit the store sees (this process's, or another node's it is told of), or after
+   * `timeoutMs`: for a wait on another node's work (a market engine's decision) that would otherwise poll.
+   */
+  nextCommit?(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

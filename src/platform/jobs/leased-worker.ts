@@ -51,7 +51,7 @@ export abstract class LeasedWorker {
         release: () => this.leases.release(leaseName),
         failed: (error) => this.options.logger.error({ job: leaseName, err: error }, `${leaseName} failed; retrying from its checkpoint`),
       },
-      { retryDelayMs: options.retryDelayMs ?? 500, maxRetryDelayMs: options.maxRetryDelayMs ?? 5000 },
+      { retryDelayMs: options.retryDelayMs ?? 500, maxRetryDelayMs: options.maxRetryDelayMs ?? 5000, assignment: this.leases.assignment },
     );
   }
 

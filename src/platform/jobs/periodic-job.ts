@@ -42,7 +42,9 @@ export class LeasedSweep {
     private readonly leases: CheckpointStore,
     readonly name: string,
     private readonly run: () => Promise<number>,
-  ) {}
+  ) {
+    leases.declare(name);
+  }
 
   /** Runs the sweep if this node holds (or takes) the lease; null when another node does. */
   async tick(): Promise<number | null> {

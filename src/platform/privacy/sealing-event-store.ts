@@ -118,6 +118,10 @@ export class SealingEventStore implements EventStore {
     return this.raw.headPosition();
   }
 
+  nextCommit(timeoutMs: number): Promise<void> {
+    return this.raw.nextCommit ? this.raw.nextCommit(timeoutMs) : new Promise((resolve) => setTimeout(resolve, timeoutMs));
+  }
+
   close(): Promise<void> {
     return this.raw.close();
   }

@@ -6,16 +6,25 @@
 import type { EntityManager, QueryResult } from 'typeorm';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { StateConflict } from '../errors';
-import { isEarlierIncarnation, transientIdentity, type LeaseOwnerIdentity } from './node-identity';
+import { channelName } from '../postgres-schema';
+import { isEarlierIncarnation, transientIdentity, type JobAssignment, type LeaseOwnerIdentity } from './node-identity';
 
-export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_LEASE_MS = 10_000;
 let leaseMs = DEFAULT_LEASE_MS;
 
 /**
- * How long a lease outlives its holder's last renewal (LEASE_MS, 30 s by default): the longest a job stands still
- * after its node dies, and how long a stalled node may pause before another takes over. Holders renew every third.
+ * How long a lease outlives its holder's last renewal (LEASE_MS, 10 s by default): how long a stalled node (a long GC,
+ * a frozen VM) may pause before another takes its jobs over, and the longest a job stands still after its node dies
+ * where the node's death is not seen sooner (on PostgreSQL it is: its session lock goes with it, node-membership.ts).
+ * A node's heartbeat renews all its leases every nodeHeartbeatMs; tools without one renew each every third.
  */
 export const leaseDuration = (): number => leaseMs;
+
+/**
+ * How often a node's heartbeat renews its leases and looks at the other nodes (node-membership.ts): every second, or a
+ * third of the lease when that is shorter, so a lease outlives two missed heartbeats.
+ */
+export const nodeHeartbeatMs = (): number => Math.min(1000, Math.floor(leaseMs / 3));
 
 /** Set once at start from the configuration (PlatformModule.forRoot), before any lease is taken. */
 export function setLeaseDuration(ms: number): void {
@@ -30,8 +39,9 @@ export class LeaseLost extends StateConflict {
 }
 
 /** The advance that fails (division by zero) unless this owner holds the lease: nothing may commit behind it then. */
+/** It also announces the new checkpoint (delivered at commit) to the nodes waiting on it (read-your-writes). */
 const FENCED_ADVANCE =
-  'WITH advanced AS (UPDATE projection_checkpoints SET position = ?, lease_until = ?, updated_at = ? WHERE name = ? AND owner = ? RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM advanced) AS held';
+  'WITH advanced AS (UPDATE projection_checkpoints SET position = ?, lease_until = ?, updated_at = ? WHERE name = ? AND owner = ? RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM advanced) AS held, pg_notify(?, ?)';
 
 interface CheckpointRow {
   name: string;
@@ -55,6 +65,37 @@ export class CheckpointStore {
     return this.db.sql(text);
   }
 
+  /** Where checkpoint advances are announced (PostgreSQL): one channel per read-model schema. */
+  private get channel(): string {
+    return channelName('checkpoints', this.db.schemaName ?? 'public');
+  }
+
+  /**
+   * Calls `advanced` with each projector checkpoint any node commits (PostgreSQL: announced with the batch), until
+   * the returned stop. Null on SQLite: the caller reads the checkpoints.
+   */
+  onAdvance(advanced: (name: string, position: bigint) => void): { stop(): void; readonly listening: boolean } | null {
+    return this.db.listen(this.channel, (payload) => {
+      const at = payload.lastIndexOf(':');
+      if (at > 0 && /^\d+$/.test(payload.slice(at + 1))) advanced(payload.slice(0, at), BigInt(payload.slice(at + 1)));
+    });
+  }
+
+  /** The node's share of the jobs (null for tools and tests without one: every lease is tried as it comes). */
+  get assignment(): JobAssignment | null {
+    return this.identity.jobs ?? null;
+  }
+
+  /** A job this node can run, declared before its first lease (sweeps, which take their lease on each tick). */
+  declare(name: string): void {
+    this.identity.jobs?.attach(name);
+  }
+
+  /** The lease clock: the database's where the node has a membership (leases outlive hosts' clock differences). */
+  private now(): number {
+    return this.identity.jobs?.now() ?? Date.now();
+  }
+
   async read(name: string, em: EntityManager = this.db.reader.manager): Promise<{ position: bigint; owner: string | null; leaseUntil: number } | null> {
     const rows: CheckpointRow[] = await em.query(this.sql('SELECT name, position, owner, lease_until FROM projection_checkpoints WHERE name = ?'), [name]);
     if (rows.length === 0) return null;
@@ -69,27 +110,38 @@ export class CheckpointStore {
    * commit a batch between our read and our takeover.
    */
   async acquire(name: string): Promise<bigint> {
-    return this.db.transaction(async (tx) => {
-      const now = Date.now();
+    const jobs = this.identity.jobs;
+    if (jobs && !(await jobs.mayTake(name))) {
+      // Another live node's share now: a lease still held here is let go (a sweep's, between its ticks).
+      if (jobs.holds(name)) await this.release(name);
+      throw new LeaseLost(name);
+    }
+    // A crashed node's leases are taken at once (the membership saw it gone), not when they run out.
+    const gone = jobs?.goneOwners().slice(0, 100) ?? [];
+    const taken = await this.db.transaction(async (tx) => {
+      const now = this.now();
       await this.run(tx, 'INSERT INTO projection_checkpoints (name, position, owner, lease_until, updated_at) VALUES (?, ?, NULL, NULL, ?) ON CONFLICT (name) DO NOTHING', [
         name, '0', new Date(now).toISOString(),
       ]);
       const current = (await this.run(tx, 'SELECT owner FROM projection_checkpoints WHERE name = ?', [name])).records?.[0] as { owner: string | null } | undefined;
       const displaced = isEarlierIncarnation(current?.owner ?? null, this.identity) ? (current?.owner as string) : this.owner;
+      const goneClause = gone.length > 0 ? ` OR owner IN (${gone.map(() => '?').join(', ')})` : '';
       const taken = await this.run(
         tx,
-        'UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ? AND (owner IS NULL OR owner = ? OR owner = ? OR lease_until <= ?) RETURNING position',
-        [this.owner, now + leaseDuration(), name, this.owner, displaced, now],
+        `UPDATE projection_checkpoints SET owner = ?, lease_until = ? WHERE name = ? AND (owner IS NULL OR owner = ? OR owner = ? OR lease_until <= ?${goneClause}) RETURNING position`,
+        [this.owner, now + leaseDuration(), name, this.owner, displaced, now, ...gone],
       );
       const row = taken.records?.[0] as { position: string } | undefined;
       if (!row) throw new LeaseLost(name);
       return BigInt(row.position);
     });
+    jobs?.tookLease(name);
+    return taken;
   }
 
   /** Within the batch transaction: advance the checkpoint, renew the lease, and prove we still own it. */
   async advance(tx: EntityManager, name: string, position: bigint): Promise<void> {
-    const now = Date.now();
+    const now = this.now();
     const affected = await this.update(
       tx,
       'UPDATE projection_checkpoints SET position = ?, lease_until = ?, updated_at = ? WHERE name = ? AND owner = ?',
@@ -111,10 +163,13 @@ export class CheckpointStore {
         return result;
       });
     }
-    const now = Date.now();
+    const now = this.now();
     return this.db.pipelinedTransaction(
       work,
-      { text: this.sql(FENCED_ADVANCE), params: [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner] },
+      {
+        text: this.sql(FENCED_ADVANCE),
+        params: [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner, this.channel, `${name}:${position}`],
+      },
       (error) => ((error as { code?: unknown })?.code === '22012' ? new LeaseLost(name) : error),
     );
   }
@@ -146,14 +201,19 @@ export class CheckpointStore {
     return new Map(rows.map((r) => [r.name, BigInt(r.position)]));
   }
 
-  /** Keeps an idle projector's lease alive; false when another process took it. */
+  /**
+   * Keeps an idle job's lease alive; false when another process took it. With a membership the node's heartbeat
+   * renews all its leases in one statement, and this answers from what that renewal found.
+   */
   async renew(name: string): Promise<boolean> {
+    if (this.identity.jobs) return this.identity.jobs.holds(name);
     return this.db.transaction(async (tx) =>
-      (await this.update(tx, 'UPDATE projection_checkpoints SET lease_until = ? WHERE name = ? AND owner = ?', [Date.now() + leaseDuration(), name, this.owner])) === 1,
+      (await this.update(tx, 'UPDATE projection_checkpoints SET lease_until = ? WHERE name = ? AND owner = ?', [this.now() + leaseDuration(), name, this.owner])) === 1,
     );
   }
 
   async release(name: string): Promise<void> {
+    this.identity.jobs?.letGo(name);
     await this.db.transaction((tx) => this.update(tx, 'UPDATE projection_checkpoints SET owner = NULL, lease_until = NULL WHERE name = ? AND owner = ?', [name, this.owner]));
   }
 }

@@ -6,6 +6,7 @@
  * loop owns the state every health check and metric reports.
  */
 import { leaseDuration, LeaseLost } from './checkpoint.store';
+import type { JobAssignment } from './node-identity';
 
 export type LeaseState = 'stopped' | 'starting' | 'running' | 'standby' | 'failing';
 
@@ -53,6 +54,11 @@ export interface LeaseLoopOptions {
    * back-off resets only on `recovered` either way, so a job that fails on the same input does not retry at full speed.
    */
   failingUntilRecovered?: boolean;
+  /**
+   * The node's share of the jobs (src/platform/jobs/node-membership.ts): it hands the job off (stops it and releases
+   * the lease) when another live node is to run it, and wakes it from its stand-by when it is this node's.
+   */
+  assignment?: JobAssignment | null;
 }
 
 export class LeaseLoop {
@@ -66,6 +72,9 @@ export class LeaseLoop {
   private lost = false;
   /** The next back-off after a failure. */
   private delay: number;
+  /** The assignment asked to hand the job off: when `work` ends, the lease is released before standing by. */
+  private handingOff = false;
+  private detach: (() => void) | null = null;
 
   constructor(
     private readonly job: LeaseJob,
@@ -91,7 +100,29 @@ export class LeaseLoop {
     if (this.loop) return;
     this.stopping = false;
     this.delay = this.options.retryDelayMs;
+    const loop = this;
+    this.detach = this.options.assignment?.attach(this.job.leaseName, {
+      handOff: () => this.handOff(),
+      wake: () => this.wakeFromStandby(),
+      get running() {
+        return loop.current === 'running' || loop.current === 'starting' || loop.current === 'failing';
+      },
+    }) ?? null;
     this.loop = this.run();
+  }
+
+  /** Another live node is to run the job: stop working, release the lease, stand by (this node may get it back). */
+  handOff(): void {
+    if (this.stopping || this.handingOff || this.current === 'standby' || this.current === 'stopped') return;
+    this.handingOff = true;
+    this.lost = true;
+    void this.job.interrupt().catch(() => undefined);
+    this.wake?.();
+  }
+
+  /** The job is this node's to run: a stand-by tries the lease now rather than at its next poll. */
+  private wakeFromStandby(): void {
+    if (this.current === 'standby') this.wake?.();
   }
 
   /** Ends the loop; the lease is renewed until the job has wound down, then released. */
@@ -102,6 +133,8 @@ export class LeaseLoop {
     await this.job.interrupt().catch(() => undefined);
     await loop;
     if (this.loop === loop) this.loop = null;
+    this.detach?.();
+    this.detach = null;
     this.set('stopped');
   }
 
@@ -147,10 +180,12 @@ export class LeaseLoop {
   private async run(): Promise<void> {
     const { maxRetryDelayMs, failingUntilRecovered = true } = this.options;
     while (!this.stopping) {
+      let held = false;
       try {
         if (this.current !== 'failing') this.set('starting');
         this.lost = false;
         const from = await this.job.acquire();
+        held = true;
         this.startRenewing();
         await this.job.prepare?.(from);
         // A stop or a lost renewal during the awaits above found nothing to interrupt yet: do not start working.
@@ -163,7 +198,18 @@ export class LeaseLoop {
         this.stopRenewing();
         this.job.reset?.();
         if (this.stopping) break;
-        if (error instanceof LeaseLost || this.lost || this.job.standsBy?.(error)) {
+        const handedOff = this.handingOff;
+        if (this.handingOff) {
+          // Handed off: what is held in memory is stored, then the lease goes to whoever is to run the job.
+          this.handingOff = false;
+          await this.job.finish?.().catch(() => undefined);
+          await this.job.release().catch(() => undefined);
+        }
+        const standsBy = error instanceof LeaseLost || this.lost || this.job.standsBy?.(error) === true;
+        if (standsBy) {
+          // A lease this loop held, lost other than by a hand-off, is counted where the operator sees it: a late write
+          // fenced off (a checkpoint's owner, an engine stream's revision), or a renewal that found another owner.
+          if (held && !handedOff) this.options.assignment?.lostLease(this.job.leaseName, this.lost ? 'renewal' : 'write_refused');
           this.set('standby');
           // Between 3/4 and all of a third of the lease: stand-by nodes do not all ask for a freed lease at once.
           await this.sleep(Math.ceil((leaseDuration() / 3) * (0.75 + 0.25 * this.random())));

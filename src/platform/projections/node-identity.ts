@@ -26,6 +26,39 @@ export interface LeaseOwnerIdentity {
   incarnation: bigint;
   /** What the lease rows record as their owner. */
   owner: string;
+  /** The server's share of the jobs among the live nodes (src/platform/jobs/node-membership.ts); tools have none. */
+  jobs?: JobAssignment;
+}
+
+/** How a job found its lease gone (platform_leases_lost_total's `how`). */
+export type LeaseLoss = 'write_refused' | 'renewal';
+
+/** A job's loop as the node's assignment drives it. */
+export interface JobControl {
+  /** Stop running it and let its lease go: another node is to run it. */
+  handOff(): void;
+  /** Try its lease now: it is this node's to run. */
+  wake(): void;
+  /** Whether it runs here now (holding its lease, or taking it). */
+  readonly running: boolean;
+}
+
+/** Which single-writer jobs this node runs: its share among the live nodes (src/platform/jobs/node-membership.ts). */
+export interface JobAssignment {
+  /** A job this node can run; `control` lets the assignment start and stop it (a sweep has none). Returns the detach. */
+  attach(job: string, control?: JobControl): () => void;
+  /** Whether this node is to run the job now (its share); false: another live node is. */
+  mayTake(job: string): Promise<boolean>;
+  /** Lease owners known to be gone (a crashed node): their leases may be taken at once. */
+  goneOwners(): readonly string[];
+  /** Whether this node holds the job's lease as of its last renewal, or took it since. */
+  holds(job: string): boolean;
+  tookLease(job: string): void;
+  letGo(job: string): void;
+  /** The job found its lease gone: a write refused by fencing (another holder's), or a renewal that found it moved. */
+  lostLease(job: string, how: LeaseLoss): void;
+  /** The lease clock (ms): the database's where nodes share one, so hosts' clocks that differ do not bend leases. */
+  now(): number;
 }
 
 export function leaseOwner(nodeId: string, incarnation: bigint): string {

@@ -80,6 +80,9 @@ export class ProjectionRunner {
   private readonly logger: RunnerLogger;
   private readonly retryDelayMs: number;
   private readonly seedPageSize: number;
+  /** Checkpoints other nodes announce (PostgreSQL), and who waits for the next one. */
+  private advances: { stop(): void; readonly listening: boolean } | null = null;
+  private readonly announcementWaiters = new Set<() => void>();
 
   constructor(
     private readonly store: EventStore,
@@ -116,10 +119,18 @@ export class ProjectionRunner {
 
   /** Starts every projector in the background. */
   start(): void {
+    this.followAnnouncements();
     for (const r of this.running.values()) r.lease.start();
   }
 
+  /** Listens for the checkpoints other nodes announce, so read-your-writes waits for them without polling. */
+  followAnnouncements(): void {
+    this.advances ??= this.checkpoints.onAdvance((name, position) => this.announced(name, position));
+  }
+
   async stop(): Promise<void> {
+    this.advances?.stop();
+    this.advances = null;
     await Promise.all([...this.running.values()].map((r) => r.lease.stop()));
     for (const w of this.waiters) {
       clearTimeout(w.timer);
@@ -157,15 +168,45 @@ export class ProjectionRunner {
     const remote = names.filter((n) => this.running.has(n) && !this.isLocal(n));
     const local = this.waitLocal(position, names.filter((n) => !remote.includes(n)), timeoutMs);
     if (remote.length === 0) return local;
+    const passed = (): boolean => remote.every((n) => this.running.get(n)!.status.checkpoint >= position);
+    // Announced checkpoints (PostgreSQL) only move forward: one already past the position needs no read.
+    if (this.advances?.listening && passed()) return local;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const positions = await this.checkpoints.positions(remote);
-      this.followStored(positions);
-      if (remote.every((n) => (positions.get(n) ?? 0n) >= position)) return local;
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(20, left)));
+      this.followStored(await this.checkpoints.positions(remote));
+      if (passed()) return local;
+      // Woken by the next checkpoint another node announces; read again when none comes (one may have been lost).
+      for (let announced = true; announced; ) {
+        const left = deadline - Date.now();
+        if (left <= 0) return false;
+        announced = await this.nextAnnouncement(Math.min(this.advances?.listening ? 250 : 20, left));
+        if (passed()) return local;
+      }
     }
+  }
+
+  /** True at the next checkpoint another node announces, false after `ms`. */
+  private nextAnnouncement(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.announcementWaiters.delete(done);
+        resolve(false);
+      }, ms);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.announcementWaiters.add(done);
+    });
+  }
+
+  /** Another node committed a projector's batch up to `position` (announced on PostgreSQL). */
+  private announced(name: string, position: bigint): void {
+    const r = this.running.get(name);
+    if (r && !this.isLocal(name) && position > r.status.checkpoint) r.status.checkpoint = position;
+    const waiters = [...this.announcementWaiters];
+    this.announcementWaiters.clear();
+    for (const wake of waiters) wake();
   }
 
   /**
@@ -288,7 +329,7 @@ export class ProjectionRunner {
           this.logger.error({ projection: name, err: error }, 'projection batch failed; retrying from its checkpoint');
         },
       },
-      { retryDelayMs: this.retryDelayMs, maxRetryDelayMs: 30_000 },
+      { retryDelayMs: this.retryDelayMs, maxRetryDelayMs: 30_000, assignment: this.checkpoints.assignment },
     );
   }
 

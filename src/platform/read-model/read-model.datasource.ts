@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { DataSource, type DataSourceOptions, type EntityManager, type MixedList } from 'typeorm';
 import { OutboxSeeds1764000009500 } from './migrations/1764000009500-OutboxSeeds';
 import { PlatformTables1764000000000 } from './migrations/1764000000000-PlatformTables';
+import { PlatformNodes1764000009600 } from './migrations/1764000009600-PlatformNodes';
 import type { ReadModelDefinition } from './read-model.definition';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
-import { PreparingClient, underSchemaLock } from '../postgres-schema';
+import { PgListener, PreparingClient, underSchemaLock } from '../postgres-schema';
 import { SqliteDatabase } from '../sqlite-driver';
 
 export interface ReadModelDatabaseOptions {
@@ -19,7 +20,7 @@ export interface ReadModelDatabaseOptions {
   readModels: ReadModelDefinition[];
 }
 
-export const PLATFORM_MIGRATIONS: Function[] = [PlatformTables1764000000000, OutboxSeeds1764000009500];
+export const PLATFORM_MIGRATIONS: Function[] = [PlatformTables1764000000000, OutboxSeeds1764000009500, PlatformNodes1764000009600];
 
 export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): DataSourceOptions {
   const entities: MixedList<Function> = options.readModels.flatMap((m) => m.entities as Function[]);
@@ -71,10 +72,36 @@ export class ReadModelDatabase {
   private tail: Promise<unknown> = Promise.resolve();
   private dataVersion: { get(): unknown } | null | undefined;
 
+  private listener: PgListener | null = null;
+
   constructor(
     readonly writer: DataSource,
     readonly reader: DataSource,
+    /** PostgreSQL: where a connection of its own listens for notifications (listen). */
+    private readonly notifications?: { connectionString: string },
   ) {}
+
+  /** The PostgreSQL schema of the read models (null: the default one, or SQLite). */
+  get schemaName(): string | null {
+    return this.isPostgres ? ((this.writer.options as { schema?: string }).schema ?? null) : null;
+  }
+
+  /**
+   * PostgreSQL: calls `handler` with the payload of every notification on `channel` (NOTIFY by any node), until the
+   * returned stop. Null where nothing can be listened to (SQLite): the caller polls.
+   */
+  listen(channel: string, handler: (payload: string) => void): { stop(): void; readonly listening: boolean } | null {
+    if (!this.notifications) return null;
+    this.listener ??= new PgListener(this.notifications.connectionString);
+    const listener = this.listener;
+    const stop = listener.listen(channel, handler);
+    return {
+      stop,
+      get listening() {
+        return listener.listening;
+      },
+    };
+  }
 
   get isPostgres(): boolean {
     return this.writer.options.type === 'postgres';
@@ -152,6 +179,7 @@ export class ReadModelDatabase {
 
   async close(): Promise<void> {
     await this.tail.catch(() => undefined);
+    await this.listener?.close();
     if (this.reader !== this.writer && this.reader.isInitialized) await this.reader.destroy();
     if (this.writer.isInitialized) await this.writer.destroy();
   }
@@ -160,7 +188,7 @@ export class ReadModelDatabase {
 /** Opens the database, brings its schema up to date (migrations) and returns writer and reader. */
 export async function openReadModelDatabase(options: ReadModelDatabaseOptions): Promise<ReadModelDatabase> {
   const writer = await openMigratedDataSource(options);
-  if (options.databaseUrl) return new ReadModelDatabase(writer, writer);
+  if (options.databaseUrl) return new ReadModelDatabase(writer, writer, { connectionString: options.databaseUrl });
   const reader = new DataSource(readModelDataSourceOptions(options));
   await reader.initialize();
   return new ReadModelDatabase(writer, reader);

@@ -22,7 +22,7 @@
  * every subscriber. Live subscriptions poll as a fallback, one shared read per poll interval.
  * The schema is created on start under a session advisory lock, so nodes starting together do not race.
  */
-import { Client, Pool } from 'pg';
+import type { Pool } from 'pg';
 import { VersionConflict } from '../../errors';
 import { canonicalTexts, validateAppend, type CanonicalTexts } from '../append-validation';
 import {
@@ -37,7 +37,7 @@ import {
   type SubscribeOptions,
 } from '../event-store.port';
 import { CommitWaiters, LogSubscription } from '../log-subscription';
-import { assertSchemaName, migrateSchema, openPool } from '../../postgres-schema';
+import { assertSchemaName, channelName, migrateSchema, openPool, PgListener } from '../../postgres-schema';
 import { PostgresAppends, type BatchOutcome, type PendingAppend } from './postgres-appends';
 import { PostgresLogTail } from './postgres-log-tail';
 import { COLUMNS, committedOf, toRecorded, type EventRow } from './postgres-rows';
@@ -61,7 +61,7 @@ export class PostgresEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly ready: Promise<void>;
-  private listener: Client | null = null;
+  private listener: PgListener | null = null;
   private pending: PendingAppend[] = [];
   private flushing = false;
   private closed = false;
@@ -75,7 +75,7 @@ export class PostgresEventStore implements EventStore {
     this.schema = options.schema ?? 'event_store';
     assertSchemaName(this.schema);
     this.table = `"${this.schema}".events`;
-    this.channel = `events_${this.schema}`;
+    this.channel = channelName('events', this.schema);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.batchSize = options.subscriptionBatchSize ?? 512;
     // The log's commits are durable whatever the server's default: an acknowledged append survives a server crash.
@@ -222,32 +222,20 @@ export class PostgresEventStore implements EventStore {
   // ---------------------------------------------------------------------------------------------------- subscriptions
 
   subscribeToAll(options: SubscribeOptions = {}): EventSubscription {
-    void this.listen();
+    this.listen();
     const sub = new LogSubscription(this, options.after ?? 0n, this.batchSize, this.pollIntervalMs, options.passOver, options.awaited);
     this.subscriptions.add(sub);
     return sub;
   }
 
   /** One LISTEN connection per store, opened by the first subscription: other nodes' commits wake the subscribers. */
-  private async listen(): Promise<void> {
+  private listen(): void {
     if (this.listener || this.closed) return;
-    const client = new Client({ connectionString: this.options.connectionString });
-    this.listener = client;
+    this.listener = new PgListener(this.options.connectionString);
     // Another node's commit (this process's own are known already): its head, then the subscribers read it, shared.
-    client.on('notification', (message) => {
-      if (this.tail.heard(message.payload ? BigInt(message.payload) : 0n)) this.wakeSubscribers();
+    this.listener.listen(this.channel, (payload) => {
+      if (/^\d+$/.test(payload) && this.tail.heard(BigInt(payload))) this.wakeSubscribers();
     });
-    // A lost listener only slows subscribers down to the poll interval; the next subscription listens again.
-    client.on('error', () => {
-      if (this.listener === client) this.listener = null;
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN "${this.channel}"`);
-    } catch {
-      if (this.listener === client) this.listener = null;
-      await client.end().catch(() => undefined);
-    }
   }
 
   private wakeSubscribers(): void {
@@ -257,6 +245,10 @@ export class PostgresEventStore implements EventStore {
   /** Resolves at the next commit seen (ours, or another node's notification), or after `ms`. */
   waitForAppend(ms: number, owner?: LogSubscription): { promise: Promise<void>; cancel(): void } {
     return this.appendWaiters.wait(ms, owner);
+  }
+
+  nextCommit(timeoutMs: number): Promise<void> {
+    return this.appendWaiters.wait(timeoutMs).promise;
   }
 
   get commitGeneration(): number {
@@ -287,7 +279,7 @@ export class PostgresEventStore implements EventStore {
     this.wakeSubscribers();
     const listener = this.listener;
     this.listener = null;
-    await listener?.end().catch(() => undefined);
+    await listener?.close();
     await this.ready.catch(() => undefined);
     await this.pool.end();
   }

@@ -369,6 +369,10 @@ export class SqliteEventStore implements EventStore {
     return this.appendWaiters.wait(ms, owner);
   }
 
+  nextCommit(timeoutMs: number): Promise<void> {
+    return this.appendWaiters.wait(timeoutMs).promise;
+  }
+
   get commitGeneration(): number {
     return this.appendWaiters.generation;
   }
