@@ -89,38 +89,69 @@ export class BillingAccountsProjector implements Projector {
     'BillingTopupRequested', 'BillingTopupSettled', 'BillingTopupFailed', 'BillingTopupFlagged', 'AccountErased',
   ] as const;
 
-  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
-    if (event.type === 'AccountErased') {
-      // The reasons the erased person wrote for adjustments (their words); the adjustments themselves stay.
-      const profile = String(event.data.profile_uuid);
-      await scrubRecords<AdjustmentRecord & Record<string, unknown>>(tx, { table: 'billing_adjustments', key: 'adjustment_id' }, profile, (r) =>
-        r.by_profile_uuid === profile && r.reason !== ERASED_TEXT ? { ...r, reason: ERASED_TEXT } : null,
-      );
-      return;
+  apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    return this.applyBatch([event], tx);
+  }
+
+  /**
+   * The batch folded account by account in memory: each account read once and written once, each period's usage
+   * likewise (a burst of rated orders is one write, not a read and a write each). Side records (top-ups,
+   * adjustments) are written as their events come.
+   */
+  async applyBatch(events: RecordedEvent[], tx: EntityManager): Promise<void> {
+    const accounts = new Map<string, { row: AccountRow; stored: boolean; position: string }>();
+    const usage = new Map<string, { tenant_uuid: string; period: string; credits: string; events: number; stored: boolean }>();
+    for (const event of events) {
+      if (event.type === 'AccountErased') {
+        // The reasons the erased person wrote for adjustments (their words); the adjustments themselves stay.
+        const profile = String(event.data.profile_uuid);
+        await scrubRecords<AdjustmentRecord & Record<string, unknown>>(tx, { table: 'billing_adjustments', key: 'adjustment_id' }, profile, (r) =>
+          r.by_profile_uuid === profile && r.reason !== ERASED_TEXT ? { ...r, reason: ERASED_TEXT } : null,
+        );
+        continue;
+      }
+      const e = { type: event.type, data: event.data } as BillingEvent;
+      const tenant_uuid = tenantOf(event.stream);
+      const position = event.position.toString().padStart(20, '0');
+      let account = accounts.get(tenant_uuid);
+      if (!account) {
+        const stored = await readRecord(tx, ACCOUNTS, tenant_uuid);
+        if (stored) account = { row: stored, stored: true, position };
+      }
+      // A replayed event (the checkpoint's batch again after a crash) is already folded in: the version tells.
+      if (account && BigInt(account.row.state.version) >= event.revision) continue;
+      const state = foldStored(account?.row.state ?? null, e);
+      const row: AccountRow = { tenant_uuid, account_id: state.account!.account_id, period_ends_at: state.period.ends_at, state };
+      accounts.set(tenant_uuid, { row, stored: account?.stored ?? false, position: account?.position ?? position });
+      if (e.type === 'BillingUsageRated') await this.rated(usage, tenant_uuid, periodOf(e.data.at).started_at, e.data.credits, tx);
+      else await this.side(e, tenant_uuid, position, tx);
     }
-    const e = { type: event.type, data: event.data } as BillingEvent;
-    const tenant_uuid = tenantOf(event.stream);
-    const position = event.position.toString().padStart(20, '0');
-    const before = await readRecord(tx, ACCOUNTS, tenant_uuid);
-    // A replayed event (the checkpoint's batch again after a crash) is already folded in: the version tells.
-    if (before && BigInt(before.state.version) >= event.revision) return;
-    const state = foldStored(before?.state ?? null, e);
-    const row: AccountRow = { tenant_uuid, account_id: state.account!.account_id, period_ends_at: state.period.ends_at, state };
-    if (before) await replaceRecord(tx, ACCOUNTS, row);
-    else await insertRecord(tx, ACCOUNTS, row, { position });
-    await this.side(e, tenant_uuid, position, tx);
+    for (const { row, stored, position } of accounts.values()) {
+      if (stored) await replaceRecord(tx, ACCOUNTS, row);
+      else await insertRecord(tx, ACCOUNTS, row, { position });
+    }
+    for (const u of usage.values()) {
+      if (u.stored) await tx.query(portableSql(tx, 'UPDATE billing_usage_periods SET credits = ?, events = ? WHERE tenant_uuid = ? AND period_started_at = ?'), [u.credits, u.events, u.tenant_uuid, u.period]);
+      else await tx.query(portableSql(tx, 'INSERT INTO billing_usage_periods (tenant_uuid, period_started_at, credits, events) VALUES (?, ?, ?, ?)'), [u.tenant_uuid, u.period, u.credits, u.events]);
+    }
+  }
+
+  /** A rated usage added to its period's totals (read once per batch, written at its end). */
+  private async rated(usage: Map<string, { tenant_uuid: string; period: string; credits: string; events: number; stored: boolean }>, tenant_uuid: string, period: string, credits: string, tx: EntityManager): Promise<void> {
+    const key = `${tenant_uuid} ${period}`;
+    let u = usage.get(key);
+    if (!u) {
+      const rows: Array<{ credits: string; events: string | number }> = await tx.query(portableSql(tx, 'SELECT credits, events FROM billing_usage_periods WHERE tenant_uuid = ? AND period_started_at = ?'), [tenant_uuid, period]);
+      u = rows.length === 0 ? { tenant_uuid, period, credits: '0', events: 0, stored: false } : { tenant_uuid, period, credits: rows[0].credits, events: Number(rows[0].events), stored: true };
+      usage.set(key, u);
+    }
+    u.credits = formatPlain(parseDecimal(u.credits) + parseDecimal(credits));
+    u.events += 1;
   }
 
   /** The per-period usage, the top-ups and the adjustments. */
   private async side(e: BillingEvent, tenant_uuid: string, position: string, tx: EntityManager): Promise<void> {
     switch (e.type) {
-      case 'BillingUsageRated': {
-        const period = periodOf(e.data.at).started_at;
-        const rows: Array<{ credits: string; events: string | number }> = await tx.query(portableSql(tx, 'SELECT credits, events FROM billing_usage_periods WHERE tenant_uuid = ? AND period_started_at = ?'), [tenant_uuid, period]);
-        if (rows.length === 0) await tx.query(portableSql(tx, 'INSERT INTO billing_usage_periods (tenant_uuid, period_started_at, credits, events) VALUES (?, ?, ?, 1)'), [tenant_uuid, period, e.data.credits]);
-        else await tx.query(portableSql(tx, 'UPDATE billing_usage_periods SET credits = ?, events = events + 1 WHERE tenant_uuid = ? AND period_started_at = ?'), [formatPlain(parseDecimal(rows[0].credits) + parseDecimal(e.data.credits)), tenant_uuid, period]);
-        return;
-      }
       case 'BillingTopupRequested':
         await insertRecord(tx, TOPUPS, { ...e.data.topup, tenant_uuid, rail_reference: null, settled_at: null, updated: e.data.topup.requested_at }, { position });
         return;

@@ -401,7 +401,8 @@ export class ProjectionRunner {
     const mine = batch.filter((event) => r.handles.has(event.type));
     return this.exclusive(r, () =>
       this.checkpoints.commitBatch(r.projector.name, last, async (tx) => {
-        for (const event of mine) await r.projector.apply(event, tx);
+        if (r.projector.applyBatch) await r.projector.applyBatch(mine, tx);
+        else for (const event of mine) await r.projector.apply(event, tx);
       }),
     ).then(() => {
       r.saved = last;

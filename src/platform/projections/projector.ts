@@ -10,6 +10,12 @@ export interface Projector {
   /** Event types this projector reads; others only advance its checkpoint. */
   readonly handles: readonly string[];
   apply(event: RecordedEvent, tx: EntityManager): Promise<void>;
+  /**
+   * Optional: the batch's events for this projector at once, in log order, in place of `apply` on each: for a
+   * projector that folds many events into one row (a billing account under a burst of usage) and writes it once.
+   * Same transaction, same outcome as applying them one by one.
+   */
+  applyBatch?(events: RecordedEvent[], tx: EntityManager): Promise<void>;
   /** Deletes every row of the read model (rebuild from zero). */
   reset(tx: EntityManager): Promise<void>;
 }
