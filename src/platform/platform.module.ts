@@ -3,7 +3,7 @@
  * the projection runner, the command executor, idempotency, metrics and health, and the Kafka publisher.
  */
 import { ServedOpenApiDocument } from './http/openapi';
-import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
@@ -17,7 +17,7 @@ import { SqliteEventStore } from './event-store/sqlite/sqlite.event-store';
 import { PostgresEventStore } from './event-store/postgres/postgres.event-store';
 import { CommandAnswers } from './http/command-answers';
 import { CommandPipelineGuard } from './http/command-pipeline';
-import { IdempotencyStore } from './http/idempotency.store';
+import { IdempotencyStore, RequestFingerprints } from './http/idempotency.store';
 import { PlatformExceptionFilter } from './http/platform-exception.filter';
 import { PlatformValidationPipe } from './http/validation';
 import { HealthController } from './observability/health.controller';
@@ -31,7 +31,8 @@ import { identityOf, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type Le
 import { openReadModelDatabase, ReadModelDatabase } from './read-model/read-model.datasource';
 import { assertSealedLog, RAW_EVENT_STORE, SealingEventStore } from './privacy/sealing-event-store';
 import { SubjectKeyStore } from './privacy/subject-keys';
-import { setLeaseDuration } from './projections/checkpoint.store';
+import { nodeHeartbeatMs, setLeaseDuration } from './projections/checkpoint.store';
+import { NodeMembership } from './jobs/node-membership';
 import { PostgresSubjectKeyRows } from './privacy/postgres-subject-keys';
 import { subjectKeysInFile } from './privacy/sqlite-subject-keys';
 import { loadOrCreateKey } from './security/key-file';
@@ -71,8 +72,12 @@ export function openSealedEventStore(config: PlatformConfig): { store: SealingEv
 
 @Global()
 @Module({})
-export class PlatformModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private purgeTimer: NodeJS.Timeout | null = null;
+
+  private get membership(): NodeMembership | null {
+    return this.identity.jobs instanceof NodeMembership ? this.identity.jobs : null;
+  }
 
   constructor(
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
@@ -81,6 +86,8 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
     private readonly runner: ProjectionRunner,
     private readonly idempotency: IdempotencyStore,
     private readonly keys: SubjectKeyStore,
+    private readonly fingerprints: RequestFingerprints,
+    @Inject(NODE_IDENTITY) private readonly identity: LeaseOwnerIdentity,
   ) {}
 
   static forRoot(options: PlatformModuleOptions): DynamicModule {
@@ -134,11 +141,18 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         // This start of this node: whose leases the server's single-writer jobs hold (node-identity.ts).
         {
           provide: NODE_IDENTITY,
-          inject: [ReadModelDatabase],
-          useFactory: async (db: ReadModelDatabase): Promise<LeaseOwnerIdentity> => {
+          inject: [ReadModelDatabase, Logger],
+          useFactory: async (db: ReadModelDatabase, logger: Logger): Promise<LeaseOwnerIdentity> => {
             const nodeId = loadOrCreateNodeId(options.config.dataDir, options.config.nodeId);
             const rows: Array<{ owner: string | null }> = await db.reader.query('SELECT owner FROM projection_checkpoints WHERE owner IS NOT NULL');
-            return identityOf(nodeId, nextIncarnation(nodeId, rows.map((r) => r.owner), Date.now()));
+            const identity = identityOf(nodeId, nextIncarnation(nodeId, rows.map((r) => r.owner), Date.now()));
+            // The live nodes share the single-writer jobs (node-membership.ts); started at bootstrap, before any job.
+            identity.jobs = new NodeMembership(db, identity, {
+              heartbeatMs: nodeHeartbeatMs(),
+              lockDatabase: options.config.databaseUrl ? { connectionString: options.config.databaseUrl, schema: options.config.databaseSchema } : undefined,
+              logger: { warn: (o, m) => logger.warn(o, m) },
+            });
+            return identity;
           },
         },
         {
@@ -157,6 +171,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
             ),
         },
         { provide: IdempotencyStore, inject: [ReadModelDatabase], useFactory: (db: ReadModelDatabase) => new IdempotencyStore(db, options.config.idempotencyTtlSeconds) },
+        { provide: RequestFingerprints, useFactory: () => RequestFingerprints.load(options.config) },
         CommandExecutor,
         MetricsService,
         ReadinessRegistry,
@@ -169,7 +184,19 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
     };
   }
 
-  onApplicationBootstrap(): void {
+  /**
+   * Before any job starts (every module's init runs before the first bootstrap): a node whose PLATFORM_SECRET_KEY the
+   * other nodes of the log do not hold or trust would refuse their clients' retries, and they its clients'.
+   */
+  async onModuleInit(): Promise<void> {
+    await this.keys.assertKeyAmongNodes(this.fingerprints.nodeKey);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // The node joins the live nodes before any job takes a lease, so a node starting beside others takes only its share.
+    await this.membership?.start();
+    // Read-your-writes on projectors other nodes run: their announced checkpoints, on every node (API-only ones too).
+    this.runner.followAnnouncements();
     if (this.config.projectionsAutostart) this.runner.start();
     this.purgeTimer = setInterval(() => void this.idempotency.purgeExpired().catch(() => undefined), 10 * 60_000);
     this.purgeTimer.unref();
@@ -178,6 +205,8 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
   async onApplicationShutdown(): Promise<void> {
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     await this.runner.stop();
+    // Every module's jobs stopped before (their onModuleDestroy): the node leaves, the others share its jobs out.
+    await this.membership?.stop();
     await this.db.close();
     await this.store.close();
     await this.keys.close();

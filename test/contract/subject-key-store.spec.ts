@@ -2,7 +2,9 @@
  * The subject-key store (src/platform/privacy/subject-keys.ts) on both of its tables: one node's SQLite file and the
  * PostgreSQL tables several nodes share (127.0.0.1:5432; a schema of its own per run). Keys are made once per subject
  * even when nodes race, read by any node, erased for all of them (within the cache lifetime), and a node with another
- * master key is refused before it reads anything.
+ * master key is refused before it reads anything. The registry of the rotatable keys (key-registry.ts): a node with a
+ * key the others do not hold is refused, naming the variable; a rotation done as docs/operations.md 10.1 says is
+ * accepted on every node at every step.
  */
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { PostgresEventStore } from '../../src/platform/event-store/postgres/post
 import { PostgresSubjectKeyRows } from '../../src/platform/privacy/postgres-subject-keys';
 import { subjectKeysInFile } from '../../src/platform/privacy/sqlite-subject-keys';
 import { SubjectKeyStore } from '../../src/platform/privacy/subject-keys';
+import { UNSIGNED, type NodeKey } from '../../src/platform/privacy/key-registry';
 import { StartupRefused } from '../../src/platform/security/data-dir';
 import { TEST_DATABASE_URL } from '../support/databases';
 import { hex32 } from '../support/events';
@@ -40,6 +43,27 @@ const backends: Array<[string, () => Place]> = [
   ],
 ];
 const schemas: string[] = [];
+const TRUSTED_VARIABLE: Record<string, string> = { PLATFORM_SECRET_KEY: 'PLATFORM_TRUSTED_SECRET_KEYS', AUDIT_SIGNING_KEY: 'AUDIT_TRUSTED_KEYS', MEMORY_SIGNING_KEY: 'MEMORY_TRUSTED_KEYS' };
+/** A node's key of one variable, as ids: its own and those it trusts. */
+const nodeKey = (variable: string, current: string, trusted: string[] = []): NodeKey => ({ variable, trustedVariable: TRUSTED_VARIABLE[variable], current, trusted, source: variable });
+/** A node starting: opens the store, has its key judged, closes (the rotation tests start many). */
+async function startNode(at: Place, master: Buffer, key: NodeKey, check: 'assertNodeKey' | 'assertKeyAmongNodes' = 'assertNodeKey'): Promise<void> {
+  const store = at.open(master);
+  try {
+    await store[check](key);
+  } finally {
+    await store.close();
+  }
+}
+/** The registry rows of a variable, read by a node of its own. */
+async function registryRows(at: Place, master: Buffer, variable: string): Promise<Record<string, string>> {
+  const store = at.open(master);
+  try {
+    return Object.fromEntries(await store.rows.metaStartingWith(`keys:${variable}:`));
+  } finally {
+    await store.close();
+  }
+}
 const remember = (s: SubjectKeyStore): SubjectKeyStore => (opened.push(s), s);
 
 afterAll(async () => {
@@ -140,6 +164,79 @@ describe.each(backends)('SubjectKeyStore on %s', (_name, place) => {
     expect(recorded).not.toContain(derived.toString('hex'));
   });
 
+  it.each(Object.keys(TRUSTED_VARIABLE))('records the key id of %s the first node holds and refuses a node with another, naming the variable; the refused node records nothing', async (variable) => {
+    const here = place();
+    const master = randomBytes(32);
+    await startNode(here, master, nodeKey(variable, 'k1'));
+    await startNode(here, master, nodeKey(variable, 'k1'));
+    const refused = startNode(here, master, nodeKey(variable, 'k2', ['k1']));
+    await expect(refused).rejects.toThrow(StartupRefused);
+    await expect(refused).rejects.toThrow(new RegExp(`^${variable} of this node \\(key id k2, from ${variable}\\) is not what the nodes of this log hold \\(they hold key id k1; .*docs/operations.md, 10.1`));
+    expect(await registryRows(here, master, variable)).toEqual({ first: 'k1', 'writing:k1': expect.any(String) });
+  });
+
+  it('rolls a new key over three nodes as docs/operations.md says: every start accepted at every step, a node left behind refused once the others switched, the old key refused once retired, an unknown key always', async () => {
+    const here = place();
+    const master = randomBytes(32);
+    const start = (current: string, trusted: string[] = []) => startNode(here, master, nodeKey('PLATFORM_SECRET_KEY', current, trusted));
+    const refusal = (current: string, trusted: string[], message: RegExp) => expect(start(current, trusted)).rejects.toThrow(message);
+    const unknown = /^PLATFORM_SECRET_KEY of this node \(key id k9, from PLATFORM_SECRET_KEY\) is not what the nodes of this log hold/;
+    for (let node = 0; node < 3; node++) await start('k1');
+    // Switching before the new key is announced: refused, though the node trusts the current key (which anyone may list).
+    await refusal('k2', ['k1'], /^PLATFORM_SECRET_KEY of this node \(key id k2, .*list it in PLATFORM_TRUSTED_SECRET_KEYS/);
+    // Step 1, announce: every node trusts the next key; a node not yet restarted may still restart as it was.
+    for (let node = 0; node < 3; node++) await start('k1', ['k2']);
+    await start('k1');
+    await refusal('k9', ['k1'], unknown);
+    // Step 2, switch: every node holds the next key and trusts the previous one; one still at step 1 may restart.
+    await start('k2', ['k1']);
+    await start('k1', ['k2']);
+    await refusal('k1', [], /^Other nodes of this log hold PLATFORM_SECRET_KEY key id k2 .*which this node neither holds \(it holds key id k1\) nor trusts: list it in PLATFORM_TRUSTED_SECRET_KEYS/);
+    for (let node = 0; node < 2; node++) await start('k2', ['k1']);
+    // Step 3, retire: the previous key leaves the trusted lists; a node holding it is refused from then on.
+    await start('k2');
+    await refusal('k1', ['k2'], /^PLATFORM_SECRET_KEY of this node \(key id k1, .*\) was retired by a rotation .*give it what the other nodes hold \(key id k2\)/);
+    await start('k2', ['k1']); // a node at step 2 restarting: accepted, and the old key stays retired
+    await refusal('k1', ['k2'], /was retired/);
+    for (let node = 0; node < 2; node++) await start('k2');
+    await refusal('k9', [], unknown);
+    await refusal('k9', ['k2'], unknown);
+    const rows = await registryRows(here, master, 'PLATFORM_SECRET_KEY');
+    expect(Object.keys(rows).sort()).toEqual(['first', 'known:k2', 'retired:k1', 'writing:k1', 'writing:k2']);
+    expect(rows).toMatchObject({ first: 'k1', 'known:k2': 'k1', 'retired:k1': expect.stringMatching(/^by k2 at /) });
+  });
+
+  it('retires every earlier key a node no longer trusts, back to the first, and never lets a retired key back', async () => {
+    const here = place();
+    const master = randomBytes(32);
+    const start = (current: string, trusted: string[] = []) => startNode(here, master, nodeKey('AUDIT_SIGNING_KEY', current, trusted));
+    await start('a1');
+    await start('a1', ['a2']);
+    await start('a2', ['a1']);
+    await start('a2', ['a1', 'a3']); // the previous audit key stays trusted (old checkpoints), the next is announced
+    await start('a3', ['a1', 'a2']);
+    await start('a3');
+    for (const old of ['a1', 'a2']) await expect(start(old, ['a3'])).rejects.toThrow(/^AUDIT_SIGNING_KEY of this node \(key id a\d, from AUDIT_SIGNING_KEY\) was retired/);
+    await start('a3', ['a1']); // trusting a retired key again does not revive it
+    await expect(start('a1', ['a3'])).rejects.toThrow(/was retired/);
+  });
+
+  it('refuses a mixture of nodes signing memory manifests and nodes not; signing starts, or its key changes, as a rotation', async () => {
+    const signing = place();
+    const master = randomBytes(32);
+    const start = (at: Place, current: string, trusted: string[] = []) => startNode(at, master, nodeKey('MEMORY_SIGNING_KEY', current, trusted));
+    await start(signing, 'm1');
+    await expect(start(signing, UNSIGNED)).rejects.toThrow(/^MEMORY_SIGNING_KEY unset on this node \(manifests UNSIGNED\) is not what the nodes of this log hold \(they hold key id m1;/);
+    const unsigned = place();
+    await start(unsigned, UNSIGNED);
+    await start(unsigned, UNSIGNED);
+    await expect(start(unsigned, 'm1')).rejects.toThrow(/^MEMORY_SIGNING_KEY of this node \(key id m1, from MEMORY_SIGNING_KEY\) is not what the nodes of this log hold \(they hold no key \(manifests UNSIGNED\);/);
+    await start(unsigned, UNSIGNED, ['m1']); // announced by a node of the log
+    await start(unsigned, 'm1'); // the first to sign: nodes not signing are refused from now on
+    await expect(start(unsigned, UNSIGNED)).rejects.toThrow(/^MEMORY_SIGNING_KEY unset on this node \(manifests UNSIGNED\) was retired by a rotation/);
+    await start(unsigned, 'm1');
+  });
+
   it('records a fact once: the first value is kept', async () => {
     const here = place();
     const a = here.open(randomBytes(32));
@@ -147,6 +244,18 @@ describe.each(backends)('SubjectKeyStore on %s', (_name, place) => {
     await a.setMeta('log_sealed', 'first');
     await a.setMeta('log_sealed', 'second');
     expect(await a.meta('log_sealed')).toBe('first');
+  });
+});
+
+describe("the nodes' keys where nodes share the store", () => {
+  it('are checked on the PostgreSQL tables every node shares, not in the file of one node, whose keys change as they always did', async () => {
+    const [file, shared] = backends.map(([, place]) => place());
+    const master = randomBytes(32);
+    await startNode(file, master, nodeKey('PLATFORM_SECRET_KEY', 'k1'), 'assertKeyAmongNodes');
+    await startNode(file, master, nodeKey('PLATFORM_SECRET_KEY', 'k2'), 'assertKeyAmongNodes');
+    expect(await registryRows(file, master, 'PLATFORM_SECRET_KEY')).toEqual({});
+    await startNode(shared, master, nodeKey('PLATFORM_SECRET_KEY', 'k1'), 'assertKeyAmongNodes');
+    await expect(startNode(shared, master, nodeKey('PLATFORM_SECRET_KEY', 'k2'), 'assertKeyAmongNodes')).rejects.toThrow(/^PLATFORM_SECRET_KEY of this node/);
   });
 });
 

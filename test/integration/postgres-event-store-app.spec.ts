@@ -78,10 +78,18 @@ it("keeps the data subjects' keys beside the log, where every node finds them: a
 });
 
 it('refuses a second node whose identity key differs from the one the log was written with', async () => {
-  const master = readFileSync(join(t.config.dataDir, 'privacy-master.key'), 'utf8').trim();
-  const env = { ...readModels.env(), EVENT_STORE_URL: TEST_DATABASE_URL, EVENT_STORE_SCHEMA: eventSchema, PRIVACY_MASTER_KEY: master };
+  const keyOfFirst = (file: string) => readFileSync(join(t.config.dataDir, file), 'utf8').trim();
+  // The first node's other keys, generated into its DATA_DIR: a second node with its own would be refused for them (node-keys.spec.ts).
+  const env = {
+    ...readModels.env(),
+    EVENT_STORE_URL: TEST_DATABASE_URL,
+    EVENT_STORE_SCHEMA: eventSchema,
+    PRIVACY_MASTER_KEY: keyOfFirst('privacy-master.key'),
+    PLATFORM_SECRET_KEY: keyOfFirst('platform.key'),
+    AUDIT_SIGNING_KEY: keyOfFirst('audit-signing.key'),
+  };
   await expect(startTestApp({ ...env, IDENTITY_SECRET_KEY: randomBytes(32).toString('base64') })).rejects.toThrow(/IDENTITY_SECRET_KEY is not the one this log was written with/);
-  const identityKey = readFileSync(join(t.config.dataDir, 'identity.key'), 'utf8').trim();
+  const identityKey = keyOfFirst('identity.key');
   const second = await startTestApp({ ...env, IDENTITY_SECRET_KEY: identityKey });
   await second.close();
 });

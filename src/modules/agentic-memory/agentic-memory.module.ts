@@ -1,5 +1,6 @@
 /** Agentic memory: collections, versions and manifests, QUERY/CLARIFY/PROPOSE requests, resolution, context publications. */
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { SubjectKeyStore } from '../../platform/privacy/subject-keys';
 import { AgenticMemoryController } from './agentic-memory.controller';
 import {
   AddItemHandler, CreateCollectionHandler, FileRequestHandler, PublishContextHandler, PublishVersionHandler, ResolveRequestHandler, ReviewItemHandler, UpdateCollectionHandler,
@@ -23,4 +24,14 @@ import './capabilities';
     GetCollectionHandler, ListCollectionsHandler, GetManifestHandler, ListItemsHandler, ListInboxHandler, ListOwnRequestsHandler, GetRequestHandler,
   ],
 })
-export class AgenticMemoryModule {}
+export class AgenticMemoryModule implements OnModuleInit {
+  constructor(
+    private readonly signer: MemorySigner,
+    private readonly keys: SubjectKeyStore,
+  ) {}
+
+  /** A node signing manifests with a key the other nodes do not hold or trust, or not signing while they do, is refused. */
+  async onModuleInit(): Promise<void> {
+    await this.keys.assertKeyAmongNodes(this.signer.nodeKey);
+  }
+}

@@ -20,6 +20,7 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/plat
 import { eventMetadata, newId } from '../../platform/context/request-context';
 import { VersionConflict } from '../../platform/errors';
 import type { EventStore } from '../../platform/event-store/event-store.port';
+import type { NodeKey } from '../../platform/privacy/key-registry';
 import { RAW_EVENT_STORE } from '../../platform/privacy/sealing-event-store';
 import { PeriodicJob } from '../../platform/jobs/periodic-job';
 import { MetricsService } from '../../platform/observability/metrics.service';
@@ -27,7 +28,7 @@ import { CheckpointStore, leaseDuration, LeaseLost } from '../../platform/projec
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { loadKeyIfPresent, loadOrCreateKey } from '../../platform/security/key-file';
 import {
-  CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, checkSignature, isSignedCheckpoint, signCheckpoint, signingKeyFromSeed, type CheckpointSigningKey, type SignedCheckpoint,
+  CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, checkSignature, isSignedCheckpoint, keyIdOf, signCheckpoint, signingKeyFromSeed, type CheckpointSigningKey, type SignedCheckpoint,
 } from './domain/checkpoint';
 import { foldGlobal, GENESIS, type GlobalChainState } from './domain/global-chain';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
@@ -50,6 +51,21 @@ interface Fold {
 /** The platform's checkpoint signing key: AUDIT_SIGNING_KEY, or DATA_DIR/audit-signing.key (created on first use, 0600). */
 export function loadSigningKey(config: PlatformConfig): CheckpointSigningKey {
   return signingKeyFromSeed(loadOrCreateKey(config.dataDir, SIGNING_KEY_FILE, config.auditSigningKey, 'AUDIT_SIGNING_KEY'));
+}
+
+/**
+ * This node's signing key and AUDIT_TRUSTED_KEYS as key ids (the checkpoints' `key_id`), for the registry the nodes of
+ * one log share: a checkpointer builds only on checkpoints of its own or a trusted key, so every node must trust the
+ * keys the others sign with (SubjectKeyStore.assertKeyAmongNodes).
+ */
+export function auditNodeKey(config: PlatformConfig): NodeKey {
+  return {
+    variable: 'AUDIT_SIGNING_KEY',
+    trustedVariable: 'AUDIT_TRUSTED_KEYS',
+    current: loadSigningKey(config).key_id,
+    trusted: config.auditTrustedKeys.map(keyIdOf),
+    source: config.auditSigningKey ? 'AUDIT_SIGNING_KEY' : `DATA_DIR/${SIGNING_KEY_FILE}, AUDIT_SIGNING_KEY unset`,
+  };
 }
 
 /**

@@ -1,7 +1,4 @@
-/**
- * The validated environment. Every variable is documented in README.md ("Configuration"); an invalid value stops
- * the process at start with a message naming it, rather than failing later.
- */
+/** The validated environment (every variable in README.md, "Configuration"): an invalid value stops the start, named. */
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { resolve } from 'node:path';
@@ -120,10 +117,7 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
-  /**
-   * How long an idle keep-alive connection stays open between requests. Above a load balancer's own idle timeout
-   * (60 s on the common ones), so the balancer never reuses a connection this node is closing.
-   */
+  /** Idle keep-alive connections close after this: above a load balancer's idle timeout (60 s on the common ones). */
   @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
@@ -141,16 +135,13 @@ export class EnvironmentVariables {
   @Transform(toBool) @IsBoolean()
   PROJECTIONS_AUTOSTART = true;
 
-  /**
-   * This node's stable identity for leases (a pod or host name). A node restarting with the same identity takes the
-   * leases its crashed predecessor held at once. Empty: the id kept in DATA_DIR/node.id, made on first start.
-   */
+  /** This node's stable identity for leases (a pod or host name); empty: DATA_DIR/node.id, made on first start. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'NODE_ID must be 1-64 of A-Z a-z 0-9 . _ - (e.g. the pod or host name)' })
   NODE_ID?: string;
 
-  /** How long a single-writer job's lease outlives its holder's last renewal (ms): the failover time. Same on every node. */
+  /** How long a job's lease outlives its holder's last heartbeat (ms): how long a paused node counts as alive. Same on all nodes. */
   @Transform(toInt) @IsInt() @Min(3000) @Max(600_000)
-  LEASE_MS = 30_000;
+  LEASE_MS = 10_000;
 
   @Transform(toInt) @IsInt() @Min(1) @Max(10000)
   PROJECTION_BATCH_SIZE = 500;
@@ -208,6 +199,10 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PLATFORM_SECRET_KEY must be 32 bytes, base64' })
   PLATFORM_SECRET_KEY?: string;
 
+  /** Earlier or next PLATFORM_SECRET_KEYs (comma-separated): their idempotency fingerprints are recognised (rotation). */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, { message: 'PLATFORM_TRUSTED_SECRET_KEYS must be 32-byte keys, base64, comma-separated' })
+  PLATFORM_TRUSTED_SECRET_KEYS?: string;
+
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PRIVACY_MASTER_KEY must be 32 bytes, base64' })
   PRIVACY_MASTER_KEY?: string;
 
@@ -238,10 +233,7 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
   AI_WALLET_EXPIRY_SWEEP_MS = 30_000;
 
-  /**
-   * Travel-rule thresholds per asset (`ASSET=amount`, comma-separated): a transfer of at least this amount needs an
-   * encrypted travel-rule envelope; an asset not listed always needs one (docs/transfers.md).
-   */
+  /** Travel-rule thresholds per asset (`ASSET=amount`, comma-separated): at least this amount needs an envelope. */
   @Matches(/^([A-Z]{2,10}=\d{1,15}(\.\d{1,18})?)(,[A-Z]{2,10}=\d{1,15}(\.\d{1,18})?)*$/, { message: 'TRANSFER_TRAVEL_RULE_THRESHOLDS must be ASSET=amount pairs, comma-separated' })
   TRANSFER_TRAVEL_RULE_THRESHOLDS = 'USDC=1000,USDT=1000,ETH=0.3,BTC=0.01,SOL=5,MATIC=1500';
 
@@ -284,6 +276,10 @@ export class EnvironmentVariables {
   /** Ed25519 private key (base64 of its 32-byte seed) signing agentic memory manifests; unset: manifests say UNSIGNED. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'MEMORY_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
   MEMORY_SIGNING_KEY?: string;
+
+  /** Public keys (base64url, comma-separated) of earlier or next memory signing keys other nodes may hold (rotation). */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9_-]{43}(,[A-Za-z0-9_-]{43})*$/, { message: 'MEMORY_TRUSTED_KEYS must be Ed25519 public keys, base64url (43 characters), comma-separated' })
+  MEMORY_TRUSTED_KEYS?: string;
 
   /** Ed25519 private key (base64 of its 32-byte seed) signing audit checkpoints; unset: generated once into DATA_DIR/audit-signing.key. */
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'AUDIT_SIGNING_KEY must be an Ed25519 private key: base64 of its 32-byte seed' })
@@ -362,6 +358,7 @@ export interface PlatformConfig {
   passwordHashCost: number;
   identitySecretKey?: string;
   platformSecretKey?: string;
+  platformTrustedSecretKeys: string[];
   /** Wraps the data subjects' keys (docs/privacy.md); unset: DATA_DIR/privacy-master.key. */
   privacyMasterKey?: string;
   seedMarkets: boolean;
@@ -382,6 +379,7 @@ export interface PlatformConfig {
   priceFeedStalenessSweepMs: number;
   arenaClockSweepMs: number;
   memorySigningKey?: string;
+  memoryTrustedKeys: string[];
   auditSigningKey?: string;
   auditCheckpoints: boolean;
   auditCheckpointEveryEvents: number;
@@ -467,6 +465,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     passwordHashCost: env.PASSWORD_HASH_COST,
     identitySecretKey: env.IDENTITY_SECRET_KEY,
     platformSecretKey: env.PLATFORM_SECRET_KEY,
+    platformTrustedSecretKeys: env.PLATFORM_TRUSTED_SECRET_KEYS ? env.PLATFORM_TRUSTED_SECRET_KEYS.split(',') : [],
     privacyMasterKey: env.PRIVACY_MASTER_KEY,
     seedMarkets: env.SEED_MARKETS,
     matchingEngines: env.MATCHING_ENGINES,
@@ -486,6 +485,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     priceFeedStalenessSweepMs: env.PRICE_FEED_STALENESS_SWEEP_MS,
     arenaClockSweepMs: env.ARENA_CLOCK_SWEEP_MS,
     memorySigningKey: env.MEMORY_SIGNING_KEY,
+    memoryTrustedKeys: env.MEMORY_TRUSTED_KEYS ? env.MEMORY_TRUSTED_KEYS.split(',') : [],
     auditSigningKey: env.AUDIT_SIGNING_KEY,
     auditCheckpoints: env.AUDIT_CHECKPOINTS,
     auditCheckpointEveryEvents: env.AUDIT_CHECKPOINT_EVERY_EVENTS,

@@ -11,12 +11,10 @@
  */
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { createHmac } from 'node:crypto';
-import { loadOrCreateKey } from '../security/key-file';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
 import { PlatformError, ValidationFailed } from '../errors';
 import { ProjectionRunner } from '../projections/projection-runner';
-import { IdempotencyStore, type StoredResponse } from './idempotency.store';
+import { IdempotencyStore, RequestFingerprints, type StoredResponse } from './idempotency.store';
 import { Reflector } from '@nestjs/core';
 import { SECRET_RESPONSE } from './public.decorator';
 import { markStage } from '../observability/server-timing';
@@ -38,11 +36,8 @@ export class CommandPipelineGuard implements CanActivate {
     private readonly runner: ProjectionRunner,
     private readonly idempotency: IdempotencyStore,
     private readonly reflector: Reflector,
-  ) {
-    this.fingerprintKey = loadOrCreateKey(config.dataDir, 'platform.key', config.platformSecretKey, 'PLATFORM_SECRET_KEY');
-  }
-
-  private readonly fingerprintKey: Buffer;
+    private readonly fingerprints: RequestFingerprints,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -88,14 +83,9 @@ export class CommandPipelineGuard implements CanActivate {
     const ctx = request.platformContext;
     // Keys are per caller; callers without a principal are told apart by address, so strangers never share keys.
     const scope = ctx.actor.type === 'anonymous' ? `anonymous:${request.ip}` : `${ctx.actor.type}:${ctx.actor.reference}`;
-    // Keyed: bodies hold passwords, and a plain hash of them would be a fast offline guessing oracle.
-    const fingerprint = createHmac('sha256', this.fingerprintKey)
-      .update(`${request.method} ${request.url}\n`)
-      .update(request.rawBody ?? Buffer.alloc(0))
-      .digest('hex');
-    const begun = await this.idempotency.begin(scope, header, fingerprint);
+    const begun = await this.idempotency.begin(scope, header, this.fingerprints.of(request.method, request.url, request.rawBody ?? Buffer.alloc(0)));
     if (begun.kind === 'replay') throw new IdempotentReplay(begun.response);
     request.idempotency = { scope, key: header };
-    ctx.idempotency = { scope, key: header, fingerprint };
+    ctx.idempotency = { scope, key: header, fingerprint: begun.fingerprint };
   }
 }

@@ -2,8 +2,12 @@
  * The one idempotency store: (caller scope, Idempotency-Key) → the first request's fingerprint and its response,
  * kept in the read-model database (so every node and every restart sees it) for IDEMPOTENCY_TTL_SECONDS.
  */
+import { createHmac } from 'node:crypto';
+import type { PlatformConfig } from '../config/platform-config';
 import { PlatformError, StateConflict } from '../errors';
+import { secretKeyId, type NodeKey } from '../privacy/key-registry';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
+import { loadOrCreateKey } from '../security/key-file';
 
 /** A request still in progress this long is taken to have died with its process; a retry may take it over. */
 const ABANDONED_AFTER_MS = 60_000;
@@ -14,7 +18,8 @@ export interface StoredResponse {
   body: string;
 }
 
-export type IdempotencyBegin = { kind: 'new' } | { kind: 'replay'; response: StoredResponse };
+/** `fingerprint`: what the request goes by, the first attempt's when a retry takes over an abandoned one. */
+export type IdempotencyBegin = { kind: 'new'; fingerprint: string } | { kind: 'replay'; response: StoredResponse };
 
 interface Row {
   fingerprint: string;
@@ -38,32 +43,69 @@ function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT'));
 }
 
+/**
+ * A request's fingerprints: HMAC-SHA-256 of its method, URL and body under PLATFORM_SECRET_KEY (keyed: bodies hold
+ * passwords, and a plain hash would be a fast offline guessing oracle), then under each PLATFORM_TRUSTED_SECRET_KEYS
+ * key. While a rotation rolls over the nodes (docs/operations.md 10.1) some make fingerprints under the old key and
+ * some under the new one; each trusts the other, so a retry through either node is recognised.
+ */
+export class RequestFingerprints {
+  constructor(
+    private readonly keys: readonly Buffer[],
+    /** Where the current key came from, for a refusal at start. */
+    private readonly source = 'PLATFORM_SECRET_KEY',
+  ) {}
+
+  /** PLATFORM_SECRET_KEY, or DATA_DIR/platform.key (made on first start), and the trusted ones. */
+  static load(config: PlatformConfig): RequestFingerprints {
+    const current = loadOrCreateKey(config.dataDir, 'platform.key', config.platformSecretKey, 'PLATFORM_SECRET_KEY');
+    const trusted = config.platformTrustedSecretKeys.map((k) => Buffer.from(k, 'base64'));
+    return new RequestFingerprints([current, ...trusted], config.platformSecretKey ? 'PLATFORM_SECRET_KEY' : 'DATA_DIR/platform.key, PLATFORM_SECRET_KEY unset');
+  }
+
+  /** The current key's first: a new record keeps it. */
+  of(method: string, url: string, body: Buffer): string[] {
+    return this.keys.map((key) => createHmac('sha256', key).update(`${method} ${url}\n`).update(body).digest('hex'));
+  }
+
+  /** The keys as ids, for the registry the nodes of one log share (SubjectKeyStore.assertKeyAmongNodes). */
+  get nodeKey(): NodeKey {
+    const [current, ...trusted] = this.keys.map(secretKeyId);
+    return { variable: 'PLATFORM_SECRET_KEY', trustedVariable: 'PLATFORM_TRUSTED_SECRET_KEYS', current, trusted, source: this.source };
+  }
+}
+
 export class IdempotencyStore {
   constructor(
     private readonly db: ReadModelDatabase,
     private readonly ttlSeconds: number,
   ) {}
 
-  async begin(scope: string, key: string, fingerprint: string, now = Date.now()): Promise<IdempotencyBegin> {
+  /** `fingerprints`: the request's under each key this node holds or trusts, its current key's first (RequestFingerprints). */
+  async begin(scope: string, key: string, fingerprints: string | readonly string[], now = Date.now()): Promise<IdempotencyBegin> {
+    const mine = typeof fingerprints === 'string' ? [fingerprints] : fingerprints;
     try {
-      return await this.tryBegin(scope, key, fingerprint, now);
+      return await this.tryBegin(scope, key, mine, now);
     } catch (error) {
       // Two first uses raced past the read (PostgreSQL cannot lock a row that does not exist yet): the loser looks
       // again and now sees the winner's record.
       if (!isUniqueViolation(error)) throw error;
-      return this.tryBegin(scope, key, fingerprint, now);
+      return this.tryBegin(scope, key, mine, now);
     }
   }
 
-  private tryBegin(scope: string, key: string, fingerprint: string, now: number): Promise<IdempotencyBegin> {
+  private tryBegin(scope: string, key: string, fingerprints: readonly string[], now: number): Promise<IdempotencyBegin> {
     return this.db.transaction(async (tx) => {
       const rows: Row[] = await tx.query(
         this.db.sql('SELECT fingerprint, state, status_code, response_body, response_headers, created_at, expires_at FROM idempotency_records WHERE scope = ? AND idempotency_key = ?' + (this.db.isPostgres ? ' FOR UPDATE' : '')),
         [scope, key],
       );
       const row = rows[0];
+      let fingerprint = fingerprints[0];
       if (row && Number(row.expires_at) > now) {
-        if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
+        if (!fingerprints.includes(row.fingerprint)) throw new IdempotencyKeyReused();
+        // The first attempt's, whichever key made it: a retry taking it over derives the same ids (nextId).
+        fingerprint = row.fingerprint;
         if (row.state === 'completed') {
           return { kind: 'replay', response: { status: Number(row.status_code), headers: JSON.parse(row.response_headers ?? '{}'), body: row.response_body ?? '' } };
         }
@@ -76,7 +118,7 @@ export class IdempotencyStore {
         this.db.sql('INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
         [scope, key, fingerprint, 'in_progress', now, now + this.ttlSeconds * 1000],
       );
-      return { kind: 'new' };
+      return { kind: 'new', fingerprint };
     });
   }
 

@@ -16,6 +16,7 @@ export interface PostgresSubjectKeyOptions {
 
 export class PostgresSubjectKeyRows implements SubjectKeyRows {
   readonly where: string;
+  readonly shared = true;
   private readonly pool: Pool;
   private readonly keys: string;
   private readonly metaTable: string;
@@ -94,6 +95,12 @@ export class PostgresSubjectKeyRows implements SubjectKeyRows {
     await this.ready;
     const { rows } = await this.pool.query<{ value: string }>(`SELECT value FROM ${this.metaTable} WHERE name = $1`, [name]);
     return rows[0]?.value ?? null;
+  }
+
+  async metaStartingWith(prefix: string): Promise<Map<string, string>> {
+    await this.ready;
+    const { rows } = await this.pool.query<{ name: string; value: string }>(`SELECT name, value FROM ${this.metaTable} WHERE substr(name, 1, length($1)) = $1`, [prefix]);
+    return new Map(rows.map((r) => [r.name.slice(prefix.length), r.value]));
   }
 
   async setMeta(name: string, value: string): Promise<void> {

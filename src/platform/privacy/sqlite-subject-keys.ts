@@ -23,6 +23,7 @@ CREATE TABLE IF NOT EXISTS key_store_meta (
 
 export class SqliteSubjectKeyRows implements SubjectKeyRows {
   readonly where: string;
+  readonly shared = false;
   private readonly db: Database.Database;
   private readonly stmt: {
     current: Database.Statement<[string], { kid: string; wrapped: Buffer }>;
@@ -32,6 +33,7 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
     kidsOf: Database.Statement<[string], { kid: string }>;
     any: Database.Statement<[], { kid: string; wrapped: Buffer }>;
     meta: Database.Statement<[string], { value: string }>;
+    metaStartingWith: Database.Statement<[string, string], { name: string; value: string }>;
     setMeta: Database.Statement<[string, string]>;
   };
 
@@ -56,6 +58,7 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
       kidsOf: this.db.prepare('SELECT kid FROM subject_keys WHERE subject = ?'),
       any: this.db.prepare('SELECT kid, wrapped FROM subject_keys WHERE wrapped IS NOT NULL LIMIT 1'),
       meta: this.db.prepare('SELECT value FROM key_store_meta WHERE name = ?'),
+      metaStartingWith: this.db.prepare('SELECT name, value FROM key_store_meta WHERE substr(name, 1, length(?)) = ?'),
       setMeta: this.db.prepare('INSERT OR IGNORE INTO key_store_meta (name, value) VALUES (?, ?)'),
     };
   }
@@ -98,6 +101,10 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
 
   async meta(name: string): Promise<string | null> {
     return this.stmt.meta.get(name)?.value ?? null;
+  }
+
+  async metaStartingWith(prefix: string): Promise<Map<string, string>> {
+    return new Map(this.stmt.metaStartingWith.all(prefix, prefix).map((r) => [r.name.slice(prefix.length), r.value]));
   }
 
   async setMeta(name: string, value: string): Promise<void> {

@@ -16,6 +16,8 @@ export interface WrappedKeyRow {
 /** Where the wrapped keys are kept: rows only; nothing here sees a key in clear. */
 export interface SubjectKeyRows {
   readonly where: string;
+  /** Several nodes share these rows (PostgreSQL), rather than one node's own file. */
+  readonly shared: boolean;
   /** Each subject's current key: its earliest not erased (two nodes may make one each at once; both stay valid). */
   currentOf(subjects: string[]): Promise<Map<string, { kid: string; wrapped: Buffer }>>;
   /** The wrapped keys these kids name, null where erased; a kid never made is absent. */
@@ -27,6 +29,8 @@ export interface SubjectKeyRows {
   /** Any one wrapped key (to check a master key against a store made before the check existed). */
   anyKey(): Promise<{ kid: string; wrapped: Buffer } | null>;
   meta(name: string): Promise<string | null>;
+  /** The facts whose names start with the prefix, by name without it (a registry of rows, key-registry.ts). */
+  metaStartingWith(prefix: string): Promise<Map<string, string>>;
   /** Records a fact once; an existing one is kept (several nodes may start together). */
   setMeta(name: string, value: string): Promise<void>;
   close(): Promise<void>;

@@ -10,6 +10,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { StartupRefused } from '../security/data-dir';
+import { judgeNodeKey, registryPrefix, type NodeKey } from './key-registry';
 import type { SubjectKey, SubjectKeyRows } from './subject-key-rows';
 
 export type { SubjectKey, SubjectKeyRows, WrappedKeyRow } from './subject-key-rows';
@@ -69,6 +70,24 @@ export class SubjectKeyStore {
         `${variable} is not the one this log was written with (recorded in ${this.rows.where}): every node of one log must be given the same ${variable}, and it cannot be changed once the log has events (docs/operations.md).`,
       ),
     );
+  }
+
+  /**
+   * At start, where several nodes share this store: refuses a key of a rotatable variable (PLATFORM_SECRET_KEY,
+   * AUDIT_SIGNING_KEY, MEMORY_SIGNING_KEY) the other nodes do not hold or trust (key-registry.ts). One node's own
+   * store, in its DATA_DIR, has no other node to disagree with: its keys change as they always did.
+   */
+  async assertKeyAmongNodes(node: NodeKey): Promise<void> {
+    if (this.rows.shared) await this.assertNodeKey(node);
+  }
+
+  /** The registry's judgement of the node's key; what it records once accepted. A refused node records nothing. */
+  async assertNodeKey(node: NodeKey): Promise<void> {
+    const prefix = registryPrefix(node.variable);
+    await this.rows.setMeta(`${prefix}first`, node.current); // only into an empty registry: this node is the first
+    const verdict = judgeNodeKey(await this.rows.metaStartingWith(prefix), node, this.rows.where);
+    if ('refusal' in verdict) throw new StartupRefused(verdict.refusal);
+    for (const [name, value] of verdict.record) await this.rows.setMeta(`${prefix}${name}`, value);
   }
 
   /** Records the check once (the first node's wins) and refuses when the recorded one is another. */
