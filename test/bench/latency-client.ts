@@ -5,7 +5,9 @@
  * HTTP/1.1 is spoken on a raw socket (requests prebuilt as bytes, responses framed by Content-Length, which every
  * route here sends), so the client's own cost is a few microseconds and the figures are the server's and loopback's.
  * Messages in: { kind: 'run', requests, keepBodies } answers { latencies (µs), statuses, bodies? };
- * { kind: 'flow', requests } repeats its requests until { kind: 'stop' } and answers { count, statuses }.
+ * { kind: 'flow', requests } repeats its requests until { kind: 'stop' } and answers { count, statuses };
+ * { kind: 'timed', request, values } repeats one request until { kind: 'stop' }, each timed, and answers
+ * { latencies (µs), codes, reused } (the scale-out benchmark's clients, test/bench/scale-out.bench.ts).
  */
 import { connect, type Socket } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -17,7 +19,27 @@ export interface ClientRequest {
   body?: string;
 }
 
-export type ClientMessage = { kind: 'run'; requests: ClientRequest[]; keepBodies?: boolean } | { kind: 'flow'; requests: ClientRequest[] } | { kind: 'stop' };
+/**
+ * One request repeated until stopped. In its body `{i}` becomes a sequence number that counts on across every 'timed'
+ * run of this worker, and `{v}` becomes values[i % values.length]: each request can differ (an order's reference and
+ * price) without prebuilding a number of requests no one knows before the run.
+ */
+export interface TimedMessage {
+  kind: 'timed';
+  request: ClientRequest;
+  values: string[];
+}
+
+export type ClientMessage = { kind: 'run'; requests: ClientRequest[]; keepBodies?: boolean } | { kind: 'flow'; requests: ClientRequest[] } | TimedMessage | { kind: 'stop' };
+
+export interface TimedAnswer {
+  /** Each request's time (µs), from its first byte written to its last byte read (or to the failure). */
+  latencies: number[];
+  /** Each request's status, in the same order; 0 where the connection failed (it is reopened for the next). */
+  codes: number[];
+  /** Requests whose `{v}` came round to a value used before (values ran out). */
+  reused: number;
+}
 
 export interface RunAnswer {
   latencies: number[];
@@ -114,6 +136,10 @@ async function main(): Promise<void> {
       stopped = true;
       return;
     }
+    if (m.kind === 'timed') {
+      parentPort!.postMessage(await timed(m, open, () => stopped, (s) => (stopped = s)));
+      return;
+    }
     const requests = m.requests.map((r) => encode(url.host, r));
     const statuses: Record<string, number> = {};
     const count = (status: number) => (statuses[status] = (statuses[status] ?? 0) + 1);
@@ -142,6 +168,38 @@ async function main(): Promise<void> {
   });
   parentPort!.postMessage({ ready: true });
   process.on('exit', () => connection.close());
+}
+
+/** Sequence numbers of 'timed' requests: never the same twice in this worker. */
+let sequence = 0;
+
+async function timed(m: TimedMessage, open: () => Promise<Connection>, isStopped: () => boolean, setStopped: (s: boolean) => void): Promise<TimedAnswer> {
+  const host = new URL(workerData.url as string).host;
+  const latencies: number[] = [];
+  const codes: number[] = [];
+  let reused = 0;
+  setStopped(false);
+  while (!isStopped()) {
+    const i = sequence++;
+    if (m.values.length > 0 && i >= m.values.length) reused++;
+    const body = m.request.body?.replace('{i}', String(i)).replace('{v}', m.values.length > 0 ? m.values[i % m.values.length] : '');
+    const bytes = encode(host, { ...m.request, body });
+    let started = process.hrtime.bigint();
+    try {
+      // Opening (only after a failure or an idle close) is not part of the request's time.
+      const ready = await open();
+      started = process.hrtime.bigint();
+      const response = await ready.send(bytes);
+      latencies.push(Number(process.hrtime.bigint() - started) / 1000);
+      codes.push(response.status);
+    } catch {
+      // The node went away (or closed the connection mid-request): counted, never hidden, and retried on a new one.
+      latencies.push(Number(process.hrtime.bigint() - started) / 1000);
+      codes.push(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return { latencies, codes, reused };
 }
 
 main().catch((e) => {
