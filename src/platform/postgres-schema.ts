@@ -18,9 +18,8 @@ export function assertSchemaName(schema: string): void {
 
 /**
  * Statements run with parameters this often are prepared by name (as PgJDBC's prepareThreshold does): each connection
- * then parses and plans them once instead of on every run, about a third of what a short statement costs the server
- * (measured: an UPDATE by key 78-101 µs of server CPU unnamed, 55-58 µs named). Bounded, so SQL that varies (IN lists
- * of every length) cannot prepare without end: past the limit statements run unnamed, as before.
+ * then parses them once instead of on every run (planned each run, PREPARED_PLANS). Bounded, so SQL that varies (IN
+ * lists of every length) cannot prepare without end: past the limit statements run unnamed, as before.
  */
 const PREPARE_THRESHOLD = 3;
 const PREPARED_LIMIT = 1000;
@@ -54,6 +53,15 @@ function forgetPrepared(text: string): void {
   generation += 1;
 }
 
+/**
+ * The startup option every pooled session gets: a prepared statement is planned afresh for each run with its values
+ * (it keeps only the parse), as an unprepared one is. PostgreSQL would otherwise settle on one generic plan after five
+ * runs and keep it for the session; made while a table was still small (a fresh deployment's first minute, before
+ * autovacuum analysed it), that plan scanned the whole table on every run as it grew (seen: the events table scanned
+ * once per append). Measured: an UPDATE by key 66-80 µs of server CPU unprepared, 49-52 generic, 54-55 µs this way.
+ */
+export const PREPARED_PLANS = '-c plan_cache_mode=force_custom_plan';
+
 /** The pg client of every pool here: statements with parameters prepared by name past PREPARE_THRESHOLD runs. */
 export class PreparingClient extends Client {
   override query(...args: unknown[]): any {
@@ -77,8 +85,8 @@ export class PreparingClient extends Client {
  * the server's default), set as a startup parameter so it costs no round trip.
  */
 export function openPool(connectionString: string, max: number, settings: { synchronousCommit?: boolean } = {}): Pool {
-  const options = settings.synchronousCommit === undefined ? undefined : `-c synchronous_commit=${settings.synchronousCommit ? 'on' : 'off'}`;
-  const pool = new Pool({ connectionString, max, Client: PreparingClient, ...(options ? { options } : {}) });
+  const sync = settings.synchronousCommit === undefined ? '' : ` -c synchronous_commit=${settings.synchronousCommit ? 'on' : 'off'}`;
+  const pool = new Pool({ connectionString, max, Client: PreparingClient, options: `${PREPARED_PLANS}${sync}` });
   pool.on('error', () => undefined);
   return pool;
 }

@@ -117,6 +117,10 @@ export class NodeMembership implements JobAssignment {
     return Date.now() + this.offset;
   }
 
+  alone(): boolean {
+    return this.liveOwners.length === 1 && this.liveOwners[0] === this.identity.owner;
+  }
+
   lostLease(job: string, how: LeaseLoss): void {
     const key = `${how} ${job}`;
     this.losses.set(key, (this.losses.get(key) ?? 0) + 1);

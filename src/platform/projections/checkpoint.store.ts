@@ -39,9 +39,10 @@ export class LeaseLost extends StateConflict {
 }
 
 /** The advance that fails (division by zero) unless this owner holds the lease: nothing may commit behind it then. */
-/** It also announces the new checkpoint (delivered at commit) to the nodes waiting on it (read-your-writes). */
 const FENCED_ADVANCE =
-  'WITH advanced AS (UPDATE projection_checkpoints SET position = ?, lease_until = ?, updated_at = ? WHERE name = ? AND owner = ? RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM advanced) AS held, pg_notify(?, ?)';
+  'WITH advanced AS (UPDATE projection_checkpoints SET position = ?, lease_until = ?, updated_at = ? WHERE name = ? AND owner = ? RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM advanced) AS held';
+/** … and announced (delivered at commit) to the other nodes, which wait on it for read-your-writes. */
+const ANNOUNCED_ADVANCE = `${FENCED_ADVANCE}, pg_notify(?, ?)`;
 
 interface CheckpointRow {
   name: string;
@@ -166,10 +167,10 @@ export class CheckpointStore {
     const now = this.now();
     return this.db.pipelinedTransaction(
       work,
-      {
-        text: this.sql(FENCED_ADVANCE),
-        params: [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner, this.channel, `${name}:${position}`],
-      },
+      // A node alone has nobody to tell: each notification wakes every listening session of the database.
+      this.identity.jobs?.alone() === true
+        ? { text: this.sql(FENCED_ADVANCE), params: [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner] }
+        : { text: this.sql(ANNOUNCED_ADVANCE), params: [position.toString(), now + leaseDuration(), new Date(now).toISOString(), name, this.owner, this.channel, `${name}:${position}`] },
       (error) => ((error as { code?: unknown })?.code === '22012' ? new LeaseLost(name) : error),
     );
   }

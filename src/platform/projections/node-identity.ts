@@ -57,6 +57,8 @@ export interface JobAssignment {
   letGo(job: string): void;
   /** The job found its lease gone: a write refused by fencing (another holder's), or a renewal that found it moved. */
   lostLease(job: string, how: LeaseLoss): void;
+  /** Whether this node was the only live one at its last heartbeat (nobody else waits on what it announces). */
+  alone(): boolean;
   /** The lease clock (ms): the database's where nodes share one, so hosts' clocks that differ do not bend leases. */
   now(): number;
 }
