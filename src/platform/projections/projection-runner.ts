@@ -9,6 +9,7 @@ import { currentContext, newId } from '../context/request-context';
 import { publishingOf } from '../outbox/outbox';
 import { CheckpointStore, LeaseLost } from './checkpoint.store';
 import { LeaseLoop } from './lease-loop';
+import { RemoteCheckpoints } from './remote-checkpoints';
 import type { Projector } from './projector';
 import type { LeaseOwnerIdentity } from './node-identity';
 import { markStage } from '../observability/server-timing';
@@ -80,9 +81,8 @@ export class ProjectionRunner {
   private readonly logger: RunnerLogger;
   private readonly retryDelayMs: number;
   private readonly seedPageSize: number;
-  /** Checkpoints other nodes announce (PostgreSQL), and who waits for the next one. */
-  private advances: { stop(): void; readonly listening: boolean } | null = null;
-  private readonly announcementWaiters = new Set<() => void>();
+  /** The checkpoints of projectors other nodes run (remote-checkpoints.ts). */
+  private readonly remote: RemoteCheckpoints;
 
   constructor(
     private readonly store: EventStore,
@@ -111,6 +111,15 @@ export class ProjectionRunner {
       r.lease = this.leaseLoop(r);
       this.running.set(projector.name, r);
     }
+    this.remote = new RemoteCheckpoints(
+      this.checkpoints,
+      {
+        remote: (names) => names.filter((n) => this.running.has(n) && !this.isLocal(n)),
+        show: (name, position, announced) => this.showRemote(name, position, announced),
+        checkpoint: (name) => this.running.get(name)?.status.checkpoint ?? 0n,
+      },
+      () => this.names,
+    );
   }
 
   get names(): string[] {
@@ -125,12 +134,11 @@ export class ProjectionRunner {
 
   /** Listens for the checkpoints other nodes announce, so read-your-writes waits for them without polling. */
   followAnnouncements(): void {
-    this.advances ??= this.checkpoints.onAdvance((name, position) => this.announced(name, position));
+    this.remote.follow();
   }
 
   async stop(): Promise<void> {
-    this.advances?.stop();
-    this.advances = null;
+    this.remote.stop();
     await Promise.all([...this.running.values()].map((r) => r.lease.stop()));
     for (const w of this.waiters) {
       clearTimeout(w.timer);
@@ -168,45 +176,7 @@ export class ProjectionRunner {
     const remote = names.filter((n) => this.running.has(n) && !this.isLocal(n));
     const local = this.waitLocal(position, names.filter((n) => !remote.includes(n)), timeoutMs);
     if (remote.length === 0) return local;
-    const passed = (): boolean => remote.every((n) => this.running.get(n)!.status.checkpoint >= position);
-    // Announced checkpoints (PostgreSQL) only move forward: one already past the position needs no read.
-    if (this.advances?.listening && passed()) return local;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      this.followStored(await this.checkpoints.positions(remote));
-      if (passed()) return local;
-      // Woken by the next checkpoint another node announces; read again when none comes (one may have been lost).
-      for (let announced = true; announced; ) {
-        const left = deadline - Date.now();
-        if (left <= 0) return false;
-        announced = await this.nextAnnouncement(Math.min(this.advances?.listening ? 250 : 20, left));
-        if (passed()) return local;
-      }
-    }
-  }
-
-  /** True at the next checkpoint another node announces, false after `ms`. */
-  private nextAnnouncement(ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.announcementWaiters.delete(done);
-        resolve(false);
-      }, ms);
-      const done = (): void => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      this.announcementWaiters.add(done);
-    });
-  }
-
-  /** Another node committed a projector's batch up to `position` (announced on PostgreSQL). */
-  private announced(name: string, position: bigint): void {
-    const r = this.running.get(name);
-    if (r && !this.isLocal(name) && position > r.status.checkpoint) r.status.checkpoint = position;
-    const waiters = [...this.announcementWaiters];
-    this.announcementWaiters.clear();
-    for (const wake of waiters) wake();
+    return (await this.remote.waitFor(remote, position, Date.now() + timeoutMs)) && local;
   }
 
   /**
@@ -237,17 +207,17 @@ export class ProjectionRunner {
   }
 
   /** Refreshes the checkpoints of projectors other nodes run (for lag metrics and health on this node). */
-  async refreshRemote(): Promise<void> {
-    const remote = this.names.filter((n) => !this.isLocal(n));
-    this.followStored(await this.checkpoints.positions(remote));
+  refreshRemote(): Promise<void> {
+    return this.remote.refresh();
   }
 
   /**
-   * Shows the stored checkpoints of projectors another node runs. One this node started running meanwhile keeps its
-   * own: it is ahead of what it stored (idle checkpoints are saved lazily), and going back would lose that.
+   * Shows the checkpoint of a projector another node runs (stored, or announced: only forward). One this node started
+   * running meanwhile keeps its own: it is ahead of what it stored (idle checkpoints are saved lazily).
    */
-  private followStored(positions: Map<string, bigint>): void {
-    for (const [name, p] of positions) if (!this.isLocal(name)) this.running.get(name)!.status.checkpoint = p;
+  private showRemote(name: string, position: bigint, announced: boolean): void {
+    const r = this.running.get(name);
+    if (r && !this.isLocal(name) && (!announced || position > r.status.checkpoint)) r.status.checkpoint = position;
   }
 
   private waitLocal(position: bigint, names: string[], timeoutMs: number): Promise<boolean> {

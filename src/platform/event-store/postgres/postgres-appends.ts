@@ -8,7 +8,7 @@ import { eventCommitmentOf } from '../../commitments/commitment';
 import { PlatformError, VersionConflict } from '../../errors';
 import { expectationHolds, idempotentReplayOf, type CanonicalTexts } from '../append-validation';
 import { describeExpected, type AppendResult, type ExpectedRevision, type NewEvent } from '../event-store.port';
-import { APPEND_LOCK, isDuplicateEventId, type EventRow } from './postgres-rows';
+import { announcementOf, APPEND_LOCK, isDuplicateEventId, type EventRow } from './postgres-rows';
 
 /** A committed batch: each append's answer, and the rows written (positions numbered), in order. */
 export interface BatchOutcome {
@@ -47,13 +47,13 @@ export class PostgresAppends {
    * from (revision -1: no event yet), else nothing is written and the answer is -1; otherwise the events are numbered
    * after the head (dense, commit-ordered, as every append here), inserted and announced, and the answer is the head
    * they follow. Called as a single statement, so its transaction commits before the answer: durable when it answers.
+   * The notification carries the new head, then `ev_announce` (the events themselves, announcementOf).
    */
-  /** The append_events function's definition (created or replaced with the schema). */
   functionDefinition(): string {
     const t = this.table;
     return `CREATE OR REPLACE FUNCTION "${this.schema}".append_events(
         check_stream text[], check_revision bigint[], check_commitment text[],
-        ev_id text[], ev_stream text[], ev_revision bigint[], ev_type text[], ev_occurred_at text[], ev_data text[], ev_metadata text[], ev_commitment text[], ev_previous text[])
+        ev_id text[], ev_stream text[], ev_revision bigint[], ev_type text[], ev_occurred_at text[], ev_data text[], ev_metadata text[], ev_commitment text[], ev_previous text[], ev_announce text)
       RETURNS bigint LANGUAGE plpgsql AS $fn$
       DECLARE head bigint;
       BEGIN
@@ -69,7 +69,7 @@ export class PostgresAppends {
           SELECT head + u.n, u.id, u.stream, u.revision, u.type, u.occurred_at, u.data, u.metadata, u.commitment, u.previous
           FROM unnest(ev_id, ev_stream, ev_revision, ev_type, ev_occurred_at, ev_data, ev_metadata, ev_commitment, ev_previous)
             WITH ORDINALITY AS u(id, stream, revision, type, occurred_at, data, metadata, commitment, previous, n);
-        PERFORM pg_notify('${this.channel}', (head + cardinality(ev_id))::text);
+        PERFORM pg_notify('${this.channel}', (head + cardinality(ev_id))::text || ev_announce);
         RETURN head;
       END $fn$`;
   }
@@ -104,13 +104,14 @@ export class PostgresAppends {
     try {
       const { rows: answer } = await this.pool.query<{ head: string }>({
         name: `append-events-${this.schema}`,
-        text: `SELECT "${this.schema}".append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)::text AS head`,
+        text: `SELECT "${this.schema}".append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)::text AS head`,
         values: [
           [...checks.keys()],
           [...checks.values()].map((end) => (end ? end.revision.toString() : '-1')),
           [...checks.values()].map((end) => (end ? end.commitment : '')),
           column('event_id'), column('stream'), column('revision'), column('type'), column('occurred_at'),
           column('data'), column('metadata'), column('event_commitment'), column('previous_event_commitment'),
+          announcementOf(rows),
         ],
       });
       head = BigInt(answer[0].head);

@@ -77,9 +77,21 @@ export class PostgresLogTail {
     this.ends.delete(stream);
   }
 
-  /** Another node announced a commit up to `head`: true when it is news (the subscribers should read). */
-  heard(head: bigint): boolean {
+  /**
+   * Another node announced a commit up to `head`, with its events where they fit the notification: those that follow
+   * the tail go in at once (no read of the table) and wake the subscribers; otherwise true when the commit is news (the
+   * subscribers should read it).
+   */
+  heard(head: bigint, rows: EventRow[] | null = null): boolean {
     if (head <= this.knownHead) return false;
+    const tailEnd = this.tailStart + BigInt(this.tail.length) - 1n;
+    if (rows !== null && rows.length > 0 && this.tailStart > 0n && BigInt(rows[0].position) === tailEnd + 1n && this.fetching === null) {
+      for (const row of rows) this.learnEnd(row);
+      this.extend(rows);
+      this.knownHead = head;
+      this.source.wake(rows.map(committedOf));
+      return false;
+    }
     this.knownHead = head;
     return true;
   }

@@ -49,3 +49,35 @@ export function toRecorded(row: EventRow): RecordedEvent {
     previous_event_commitment: row.previous_event_commitment,
   };
 }
+
+/**
+ * NOTIFY carries at most 8000 bytes: a commit whose events fit is announced with them (the other nodes put them in
+ * their tails without reading the table), a larger one by its head alone (they read it, once each).
+ */
+const ANNOUNCED_BYTES = 7900;
+
+/** What a commit's notification carries after its head: `|` and its events' columns, or nothing when too large. */
+export function announcementOf(rows: readonly EventRow[]): string {
+  const text = `|${JSON.stringify(rows.map((r) => [r.event_id, r.stream, r.revision, r.type, r.occurred_at, r.data, r.metadata, r.event_commitment, r.previous_event_commitment]))}`;
+  return Buffer.byteLength(text) <= ANNOUNCED_BYTES ? text : '';
+}
+
+/** A commit notification: the head it ends at, and its events where they came with it (positions up to the head). */
+export function announced(payload: string): { head: bigint; rows: EventRow[] | null } | null {
+  const bar = payload.indexOf('|');
+  const digits = bar < 0 ? payload : payload.slice(0, bar);
+  if (!/^\d+$/.test(digits)) return null;
+  const head = BigInt(digits);
+  if (bar < 0) return { head, rows: null };
+  try {
+    const columns = JSON.parse(payload.slice(bar + 1)) as string[][];
+    const first = head - BigInt(columns.length) + 1n;
+    const rows = columns.map(([event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous], i) => ({
+      position: (first + BigInt(i)).toString(), event_id, stream, revision, type, occurred_at, data, metadata, event_commitment, previous_event_commitment: previous ?? null,
+    }));
+    return { head, rows };
+  } catch {
+    return { head, rows: null };
+  }
+}
+

@@ -40,7 +40,7 @@ import { CommitWaiters, LogSubscription } from '../log-subscription';
 import { assertSchemaName, channelName, migrateSchema, openPool, PgListener } from '../../postgres-schema';
 import { PostgresAppends, type BatchOutcome, type PendingAppend } from './postgres-appends';
 import { PostgresLogTail } from './postgres-log-tail';
-import { COLUMNS, committedOf, toRecorded, type EventRow } from './postgres-rows';
+import { announced, COLUMNS, committedOf, toRecorded, type EventRow } from './postgres-rows';
 
 export interface PostgresEventStoreOptions {
   connectionString: string;
@@ -234,7 +234,8 @@ export class PostgresEventStore implements EventStore {
     this.listener = new PgListener(this.options.connectionString);
     // Another node's commit (this process's own are known already): its head, then the subscribers read it, shared.
     this.listener.listen(this.channel, (payload) => {
-      if (/^\d+$/.test(payload) && this.tail.heard(BigInt(payload))) this.wakeSubscribers();
+      const commit = announced(payload);
+      if (commit && this.tail.heard(commit.head, commit.rows)) this.wakeSubscribers();
     });
   }
 
