@@ -382,5 +382,14 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('trading read models on %s',
     const rebuilder = new ProjectionRunner(store, db, [new TradingOrdersProjector(), new TradingTradesProjector(), new TradingPositionsProjector()], { batchSize: 5 });
     for (const name of rebuilder.names) await rebuilder.rebuild(name);
     expect(await snapshot()).toEqual(before);
+    // Event by event (batches of one) and all in one batch (accepted orders in one INSERT, an opened and rested order
+    // updated once: TradingOrdersProjector.applyBatch) leave the same rows.
+    for (const batchSize of [1, 1000]) {
+      const orders = new TradingOrdersProjector();
+      const batches = jest.spyOn(orders, 'applyBatch');
+      await new ProjectionRunner(store, db, [orders], { batchSize }).rebuild('trading-orders');
+      expect(batches.mock.calls.some(([events]) => events.length > 1)).toBe(batchSize > 1);
+      expect(await snapshot()).toEqual(before);
+    }
   });
 });
