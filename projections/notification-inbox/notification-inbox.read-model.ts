@@ -12,7 +12,7 @@ import type { RecordedEvent } from '../../src/platform/event-store/event-store.p
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
-import { composeNotificationRules, factId, type ComposedNotificationRules, type FactValue, type NotificationRules, type SourceEvent } from '../../src/modules/notifications/domain/rule-port';
+import { composeNotificationRules, factId, type ComposedNotificationRules, type FactKey, type FactValue, type NotificationRules, type SourceEvent } from '../../src/modules/notifications/domain/rule-port';
 import { inboxNotificationRules } from '../../src/modules/notifications/domain/inbox-rules';
 import type { AccountNotification, NotificationSource, NotificationStatus, NotificationType } from '../../src/modules/notifications/domain/notification';
 import { changedRows, createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
@@ -115,7 +115,7 @@ const UPSERT_NOTIFICATION = `INSERT INTO notification_inbox
   VALUES (?, ?, ?, ?, 'UNREAD', ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (notification_uuid) DO UPDATE SET type = excluded.type, source = excluded.source, title = excluded.title,
     message = excluded.message, href = excluded.href, reference = excluded.reference, updated_at = excluded.updated_at`;
-const UPSERT_FACT = 'INSERT INTO notification_inbox_facts (scope, fact_key, value) VALUES (?, ?, ?) ON CONFLICT (scope, fact_key) DO UPDATE SET value = excluded.value';
+const UPSERT_FACTS = 'INSERT INTO notification_inbox_facts (scope, fact_key, value) VALUES';
 
 /**
  * With Kafka on, every notification the projector creates or changes also goes to the outbox as the AccountNotification
@@ -137,7 +137,30 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
     this.handles = [...rules.handles, 'AccountErased'];
   }
 
-  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+  apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    return this.applyBatch([event], tx);
+  }
+
+  /**
+   * The batch with the rules' facts read once (what an event of the batch wrote is what a later one reads) and
+   * written once at its end, each fact's last value: a burst of orders is a few statements, not two per order.
+   */
+  async applyBatch(events: RecordedEvent[], tx: EntityManager): Promise<void> {
+    const facts = new FactsOfBatch(tx);
+    for (const event of events) {
+      if (event.type === 'AccountErased') {
+        // The erasure deletes facts in the table: what the batch changed goes there first, and is read again after.
+        await facts.flush();
+        await this.erase(String(event.data.profile_uuid), event, tx);
+        facts.forget();
+        continue;
+      }
+      await this.applyOne(event, tx, facts);
+    }
+    await facts.flush();
+  }
+
+  private async applyOne(event: RecordedEvent, tx: EntityManager, known: FactsOfBatch): Promise<void> {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     // Kafka off: the statement as it always was. On: the same statement, and the rows it changed into the outbox.
     const write = async (sql: string, params: unknown[]): Promise<void> => {
@@ -149,10 +172,6 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
         await this.outbox.put(tx, { key: row.notification_uuid, value: notificationView(row), position: event.position, event_id: event.event_id, headers: { profile_uuid: row.profile_uuid } });
       }
     };
-    if (event.type === 'AccountErased') {
-      await this.erase(String(event.data.profile_uuid), event, tx);
-      return;
-    }
     const e: SourceEvent = {
       event_id: event.event_id,
       type: event.type,
@@ -168,11 +187,7 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
       const needed = this.rules.factsNeeded(e, facts).filter((k) => !asked.has(factId(k)));
       if (needed.length === 0) break;
       for (const k of needed) asked.add(factId(k));
-      const rows: Array<{ scope: string; fact_key: string; value: string }> = await q(
-        `SELECT scope, fact_key, value FROM notification_inbox_facts WHERE ${needed.map(() => '(scope = ? AND fact_key = ?)').join(' OR ')}`,
-        needed.flatMap((k) => [k.scope, k.key]),
-      );
-      for (const r of rows) facts.set(factId({ scope: r.scope, key: r.fact_key }), JSON.parse(r.value) as FactValue);
+      for (const [id, value] of await known.read(needed)) if (value !== null) facts.set(id, value);
     }
     for (const change of this.rules.plan(e, facts)) {
       switch (change.kind) {
@@ -182,8 +197,7 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
           break;
         }
         case 'fact':
-          if (change.value === null) await q('DELETE FROM notification_inbox_facts WHERE scope = ? AND fact_key = ?', [change.scope, change.key]);
-          else await q(UPSERT_FACT, [change.scope, change.key, JSON.stringify(change.value)]);
+          known.write(change.scope, change.key, change.value);
           break;
         case 'read':
           await write("UPDATE notification_inbox SET status = 'READ', updated_at = ? WHERE notification_uuid = ? AND profile_uuid = ? AND status = 'UNREAD'", [change.at, change.notification_uuid, change.profile_uuid]);
@@ -218,6 +232,58 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
     for (const { notification_uuid } of gone) {
       await this.outbox.put(tx, { key: notification_uuid, value: null, position: event.position, event_id: event.event_id, headers: { profile_uuid: profile } });
     }
+  }
+}
+
+/** The rules' facts as one batch reads and writes them: each read once, the last value of each written at the end. */
+class FactsOfBatch {
+  private readonly values = new Map<string, { scope: string; key: string; value: FactValue | null }>();
+  private readonly dirty = new Set<string>();
+
+  constructor(private readonly tx: EntityManager) {}
+
+  /** The facts asked for (null: none), from the table for those the batch has not seen yet. */
+  async read(keys: FactKey[]): Promise<Map<string, FactValue | null>> {
+    const missing = keys.filter((k) => !this.values.has(factId(k)));
+    if (missing.length > 0) {
+      const rows: Array<{ scope: string; fact_key: string; value: string }> = await this.tx.query(
+        portableSql(this.tx, `SELECT scope, fact_key, value FROM notification_inbox_facts WHERE ${missing.map(() => '(scope = ? AND fact_key = ?)').join(' OR ')}`),
+        missing.flatMap((k) => [k.scope, k.key]),
+      );
+      for (const k of missing) this.values.set(factId(k), { scope: k.scope, key: k.key, value: null });
+      for (const r of rows) this.values.set(factId({ scope: r.scope, key: r.fact_key }), { scope: r.scope, key: r.fact_key, value: JSON.parse(r.value) as FactValue });
+    }
+    return new Map(keys.map((k) => [factId(k), this.values.get(factId(k))!.value]));
+  }
+
+  write(scope: string, key: string, value: FactValue | null): void {
+    const id = factId({ scope, key });
+    this.values.set(id, { scope, key, value });
+    this.dirty.add(id);
+  }
+
+  /** The changed facts into the table: one upsert of those set (each once), one delete of those removed. */
+  async flush(): Promise<void> {
+    const changed = [...this.dirty].map((id) => this.values.get(id)!);
+    this.dirty.clear();
+    const set = changed.filter((f) => f.value !== null);
+    const removed = changed.filter((f) => f.value === null);
+    for (let i = 0; i < set.length; i += 500) {
+      const chunk = set.slice(i, i + 500);
+      await this.tx.query(
+        portableSql(this.tx, `${UPSERT_FACTS} ${chunk.map(() => '(?, ?, ?)').join(', ')} ON CONFLICT (scope, fact_key) DO UPDATE SET value = excluded.value`),
+        chunk.flatMap((f) => [f.scope, f.key, JSON.stringify(f.value)]),
+      );
+    }
+    if (removed.length > 0) {
+      await this.tx.query(portableSql(this.tx, `DELETE FROM notification_inbox_facts WHERE ${removed.map(() => '(scope = ? AND fact_key = ?)').join(' OR ')}`), removed.flatMap((f) => [f.scope, f.key]));
+    }
+  }
+
+  /** Forgets what was read (the table changed under it). */
+  forget(): void {
+    this.values.clear();
+    this.dirty.clear();
   }
 }
 

@@ -169,10 +169,14 @@ async function heldJobs(alive: Node[]): Promise<Map<NodeName, string[]>> {
   return held;
 }
 
-/** A node's count of late writes refused by fencing (platform_leases_lost_total{how="write_refused"}), all jobs. */
-async function writesRefused(node: Node): Promise<number> {
+/**
+ * A node's leases found gone, all jobs (platform_leases_lost_total): `write_refused`, a late write fenced off;
+ * `renewal`, a heartbeat that found another holder first (the job stopped before writing).
+ */
+async function leasesLost(node: Node): Promise<{ write_refused: number; renewal: number }> {
   const text = await fetch(`http://127.0.0.1:${node.port}/metrics`, { signal: AbortSignal.timeout(2000) }).then((r) => r.text(), () => '');
-  return [...text.matchAll(/^platform_leases_lost_total\{how="write_refused",job="[^"]+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const count = (how: string) => [...text.matchAll(new RegExp(`^platform_leases_lost_total\\{how="${how}",job="[^"]+"\\} (\\d+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+  return { write_refused: count('write_refused'), renewal: count('renewal') };
 }
 
 const leaseOwners = async (): Promise<Map<string, string | null>> =>
@@ -336,7 +340,7 @@ describe('three API nodes on one PostgreSQL event store (real server processes)'
             }
           } catch {
             failed++; // the killed node: connection refused
-            if (node === holder && holder.process === null) await new Promise((r) => setTimeout(r, 100));
+            await new Promise((r) => setTimeout(r, 100));
           }
         }
       }),
@@ -351,66 +355,81 @@ describe('three API nodes on one PostgreSQL event store (real server processes)'
       }
     })();
 
-    // Mid-load: at least 3 s of it and more than 20 orders acknowledged (a slow, busy machine takes longer to get there).
-    const loadStarted = Date.now();
-    while ((Date.now() - loadStarted < 3000 || acked.orders.length <= 20) && Date.now() - loadStarted < 30_000) await new Promise((r) => setTimeout(r, 100));
-    const beforeKill = acked.orders.length;
-    const jobsBefore = new Set([...(await heldJobs(all())).values()].flat());
-    const exited = new Promise((resolve) => holder.process!.once('exit', resolve));
-    holder.process!.kill('SIGKILL');
-    const killedAt = Date.now();
-    await exited;
-    holder.process = null;
-    alive = survivors;
-    // Matching again: a crossing pair placed on the survivors right after the kill fills once the engine moved.
-    const [s1, s2] = survivors;
-    const pair = (async () => {
-      const sell = await call(s1, 'POST', '/api/v1/trading/orders', { token: fresh[0], body: { ...ORDER, side: 'SELL', quantity: '0.1', limit_price: '2000' } });
-      const buy = await call(s2, 'POST', '/api/v1/trading/orders', { token: fresh[1], body: { ...ORDER, side: 'BUY', quantity: '0.1', limit_price: '90000' } });
-      await until(() => call(s2, 'GET', `/api/v1/trading/orders/${buy.json.order_uuid}`, { token: fresh[1] }), (r) => r.json?.status === 'FILLED', 20_000, 'a fill after failover');
-      return { sell, buy, filledMs: Date.now() - killedAt };
-    })();
-    const held = await until(() => heldJobs(survivors), (h) => [...jobsBefore].every((job) => [...h.values()].some((jobs) => jobs.includes(job))), 20_000, "the killed node's jobs held by the survivors");
-    const allHeldMs = Date.now() - killedAt;
-    const moved = await leaseOwners();
-    const newHolder = moved.get(`engine:${ethPerp}`)!.split('#')[0];
-    const { sell, buy, filledMs: matchingAgainMs } = await pair;
-    await new Promise((r) => setTimeout(r, 1500));
-    samplingOn = false;
-    await sampling;
-    acked.orders.push({ order_uuid: sell.json.order_uuid, quantity: 0.1, position: sell.position! }, { order_uuid: buy.json.order_uuid, quantity: 0.1, position: buy.position! });
+    // The load stops however the phases below end (a failed expectation must not leave it spinning).
+    let beforeKill = 0;
+    try {
+      // Mid-load: at least 3 s of it and more than 20 orders acknowledged (a slow, busy machine takes longer to get there).
+      const loadStarted = Date.now();
+      while ((Date.now() - loadStarted < 3000 || acked.orders.length <= 20) && Date.now() - loadStarted < 30_000) await new Promise((r) => setTimeout(r, 100));
+      beforeKill = acked.orders.length;
+      const jobsBefore = new Set([...(await heldJobs(all())).values()].flat());
+      const exited = new Promise((resolve) => holder.process!.once('exit', resolve));
+      holder.process!.kill('SIGKILL');
+      const killedAt = Date.now();
+      await exited;
+      holder.process = null;
+      alive = survivors;
+      // Matching again: a crossing pair placed on the survivors right after the kill fills once the engine moved.
+      const [s1, s2] = survivors;
+      const pair = (async () => {
+        const sell = await call(s1, 'POST', '/api/v1/trading/orders', { token: fresh[0], body: { ...ORDER, side: 'SELL', quantity: '0.1', limit_price: '2000' } });
+        const buy = await call(s2, 'POST', '/api/v1/trading/orders', { token: fresh[1], body: { ...ORDER, side: 'BUY', quantity: '0.1', limit_price: '90000' } });
+        await until(() => call(s2, 'GET', `/api/v1/trading/orders/${buy.json.order_uuid}`, { token: fresh[1] }), (r) => r.json?.status === 'FILLED', 20_000, 'a fill after failover');
+        return { sell, buy, filledMs: Date.now() - killedAt };
+      })();
+      const held = await until(() => heldJobs(survivors), (h) => [...jobsBefore].every((job) => [...h.values()].some((jobs) => jobs.includes(job))), 20_000, "the killed node's jobs held by the survivors");
+      const allHeldMs = Date.now() - killedAt;
+      const moved = await leaseOwners();
+      const newHolder = moved.get(`engine:${ethPerp}`)!.split('#')[0];
+      const { sell, buy, filledMs: matchingAgainMs } = await pair;
+      await new Promise((r) => setTimeout(r, 1500));
+      samplingOn = false;
+      acked.orders.push({ order_uuid: sell.json.order_uuid, quantity: 0.1, position: sell.position! }, { order_uuid: buy.json.order_uuid, quantity: 0.1, position: buy.position! });
 
-    process.stdout.write(
-      `three nodes, kill -9 of ${holder.name} (ETH-PERP engine, ${jobsBefore.size} jobs held before): all held by the survivors after ${allHeldMs} ms ` +
-        `(${[...held].map(([n, j]) => `${n} ${j.length}`).join(', ')}), engine on ${newHolder}, a crossing pair placed after the kill filled after ${matchingAgainMs} ms (LEASE_MS ${LEASE_MS})\n`,
-    );
-    expect(overlaps).toBe(0);
-    expect(beforeKill).toBeGreaterThan(20);
-    expect(allHeldMs).toBeLessThanOrEqual(5000);
-    expect(matchingAgainMs).toBeLessThanOrEqual(6000);
-    expect(survivors.map((n) => n.name)).toContain(newHolder);
+      process.stdout.write(
+        `three nodes, kill -9 of ${holder.name} (ETH-PERP engine, ${jobsBefore.size} jobs held before): all held by the survivors after ${allHeldMs} ms ` +
+          `(${[...held].map(([n, j]) => `${n} ${j.length}`).join(', ')}), engine on ${newHolder}, a crossing pair placed after the kill filled after ${matchingAgainMs} ms (LEASE_MS ${LEASE_MS})\n`,
+      );
+      expect(overlaps).toBe(0);
+      expect(beforeKill).toBeGreaterThan(20);
+      expect(allHeldMs).toBeLessThanOrEqual(5000);
+      expect(matchingAgainMs).toBeLessThanOrEqual(6000);
+      expect(survivors.map((n) => n.name)).toContain(newHolder);
 
-    // A node paused past its lease (a long GC, a frozen VM) while it runs the engine: the other node takes its jobs,
-    // and what the paused node writes once it runs again is refused (fencing), not written beside its successor's.
-    const paused = nodes[newHolder as NodeName];
-    const other = survivors.find((n) => n !== paused)!;
-    const refusedBefore = await writesRefused(paused);
-    paused.process!.kill('SIGSTOP');
-    const pausedAt = Date.now();
-    await until(leaseOwners, (o) => (o.get(`engine:${ethPerp}`) ?? '').split('#')[0] === other.name, LEASE_MS + 10_000, 'the paused node\'s engine taken over');
-    const takenOverMs = Date.now() - pausedAt;
-    // Orders for its market meanwhile: the paused engine's stream moves on under its successor.
-    const pausedSell = await call(other, 'POST', '/api/v1/trading/orders', { token: fresh[0], body: { ...ORDER, side: 'SELL', quantity: '0.1', limit_price: '2000' } });
-    const pausedBuy = await call(other, 'POST', '/api/v1/trading/orders', { token: fresh[1], body: { ...ORDER, side: 'BUY', quantity: '0.1', limit_price: '90000' } });
-    await until(() => call(other, 'GET', `/api/v1/trading/orders/${pausedBuy.json.order_uuid}`, { token: fresh[1] }), (r) => r.json?.status === 'FILLED', 20_000, 'a fill while the node is paused');
-    acked.orders.push({ order_uuid: pausedSell.json.order_uuid, quantity: 0.1, position: pausedSell.position! }, { order_uuid: pausedBuy.json.order_uuid, quantity: 0.1, position: pausedBuy.position! });
-    paused.process!.kill('SIGCONT');
-    const refusedAfter = await until(() => writesRefused(paused), (n) => n > refusedBefore, 20_000, 'the resumed node\'s late writes refused');
-    process.stdout.write(`three nodes, SIGSTOP of ${paused.name}: its engine on ${other.name} after ${takenOverMs} ms; resumed, ${refusedAfter - refusedBefore} late writes refused\n`);
-    expect(takenOverMs).toBeLessThanOrEqual(LEASE_MS + 5000);
-    await new Promise((r) => setTimeout(r, 1500));
-    stop = true;
-    await Promise.all(loops);
+      // A node paused past its lease (a long GC, a frozen VM) while it runs the engine: the other node takes its jobs,
+      // and what the paused node writes once it runs again is refused (fencing), not written beside its successor's.
+      const paused = nodes[newHolder as NodeName];
+      const other = survivors.find((n) => n !== paused)!;
+      const lostBefore = await leasesLost(paused);
+      paused.process!.kill('SIGSTOP');
+      const pausedAt = Date.now();
+      await until(leaseOwners, (o) => (o.get(`engine:${ethPerp}`) ?? '').split('#')[0] === other.name, LEASE_MS + 10_000, 'the paused node\'s engine taken over');
+      const takenOverMs = Date.now() - pausedAt;
+      // Orders for its market meanwhile: the paused engine's stream moves on under its successor.
+      const pausedSell = await call(other, 'POST', '/api/v1/trading/orders', { token: fresh[0], body: { ...ORDER, side: 'SELL', quantity: '0.1', limit_price: '2000' } });
+      const pausedBuy = await call(other, 'POST', '/api/v1/trading/orders', { token: fresh[1], body: { ...ORDER, side: 'BUY', quantity: '0.1', limit_price: '90000' } });
+      await until(() => call(other, 'GET', `/api/v1/trading/orders/${pausedBuy.json.order_uuid}`, { token: fresh[1] }), (r) => r.json?.status === 'FILLED', 20_000, 'a fill while the node is paused');
+      acked.orders.push({ order_uuid: pausedSell.json.order_uuid, quantity: 0.1, position: pausedSell.position! }, { order_uuid: pausedBuy.json.order_uuid, quantity: 0.1, position: pausedBuy.position! });
+      paused.process!.kill('SIGCONT');
+      // Resumed, it finds its leases gone: a late write refused (fenced), or its heartbeat first (stopped before writing).
+      const lostAfter = await until(
+        () => leasesLost(paused),
+        (n) => n.write_refused + n.renewal > lostBefore.write_refused + lostBefore.renewal,
+        20_000,
+        'the resumed node fenced',
+      );
+      process.stdout.write(
+        `three nodes, SIGSTOP of ${paused.name}: its engine on ${other.name} after ${takenOverMs} ms; resumed, ${lostAfter.write_refused - lostBefore.write_refused} late writes refused, ` +
+          `${lostAfter.renewal - lostBefore.renewal} leases found gone by its heartbeat\n`,
+      );
+      expect(takenOverMs).toBeLessThanOrEqual(LEASE_MS + 5000);
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      stop = true;
+      samplingOn = false;
+      await Promise.all([...loops, sampling]);
+      for (const node of all()) if (node.process) node.process.kill('SIGCONT'); // never leave a node stopped
+    }
     process.stdout.write(
       `three nodes: ${acked.orders.length} orders (${beforeKill} before the kill), ${acked.cancels.length} cancels, ${acked.intents.length} intents acknowledged, ${failed} refused or unanswered (${[...refusals].map(([k, v]) => `${k}: ${v}`).join(', ')})\n`,
     );

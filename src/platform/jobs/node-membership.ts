@@ -200,13 +200,21 @@ export class NodeMembership implements JobAssignment {
     const members: Member[] = live.map((n) => ({ owner: n.owner, jobs: n.owner === this.identity.owner ? [...this.controls.keys()] : parseJobs(n.jobs) }));
     const holders = new Map(snapshot.leases.map((l) => [l.name, liveOwners.has(l.owner) ? l.owner : null]));
     this.assignment = assignJobs(members, holders);
-    this.act();
+    this.act(new Map(snapshot.leases.map((l) => [l.name, l.owner])));
   }
 
-  /** Hands off what is another live node's now, and tries at once what is this node's and not running here. */
-  private act(): void {
+  /**
+   * Stops what runs here on a lease another node holds now (this node paused past it: fenced, it stands by), hands off
+   * what is another live node's now, and tries at once what is this node's and not running here.
+   */
+  private act(holders: ReadonlyMap<string, string | null>): void {
     for (const [job, control] of this.controls) {
       if (control === null) continue;
+      const holder = holders.get(job);
+      if (control.running && holder && holder !== this.identity.owner && !this.holds(job)) {
+        control.lose();
+        continue;
+      }
       const to = this.assignment!.get(job);
       if (to === this.identity.owner) {
         if (!control.running) control.wake();

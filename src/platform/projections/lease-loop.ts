@@ -104,6 +104,7 @@ export class LeaseLoop {
     this.detach = this.options.assignment?.attach(this.job.leaseName, {
       handOff: () => this.handOff(),
       wake: () => this.wakeFromStandby(),
+      lose: () => this.lose(),
       get running() {
         return loop.current === 'running' || loop.current === 'starting' || loop.current === 'failing';
       },
@@ -118,6 +119,13 @@ export class LeaseLoop {
     this.lost = true;
     void this.job.interrupt().catch(() => undefined);
     this.wake?.();
+  }
+
+  /** The node's heartbeat found the lease held by another (this node paused past it): stop working, stand by. */
+  private lose(): void {
+    if (this.stopping || this.current !== 'running' || this.lost) return;
+    this.lost = true;
+    void this.job.interrupt().catch(() => undefined);
   }
 
   /** The job is this node's to run: a stand-by tries the lease now rather than at its next poll. */

@@ -39,6 +39,8 @@ export interface JobControl {
   handOff(): void;
   /** Try its lease now: it is this node's to run. */
   wake(): void;
+  /** Its lease is gone (another node holds it): stop without releasing, stand by. */
+  lose(): void;
   /** Whether it runs here now (holding its lease, or taking it). */
   readonly running: boolean;
 }
