@@ -126,12 +126,48 @@ export function channelName(prefix: string, schema: string): string {
   return plain.length <= 63 ? plain : `${prefix}_${createHash('sha1').update(schema).digest('hex').slice(0, 40)}`;
 }
 
+/** A use of a shared listener (PgListener.shared). */
+export interface SharedListener {
+  listen(channel: string, handler: (payload: string) => void): () => void;
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
 /**
  * One LISTEN connection of its own (a pooled one cannot keep a LISTEN): handlers by channel, every channel listened to
  * again after the connection drops (a server restart), tried again after `retryMs`. While it is down, notifications
  * are lost: whoever relies on them also polls, as a fallback.
  */
 export class PgListener {
+  private static readonly byDatabase = new Map<string, { listener: PgListener; users: number }>();
+
+  /**
+   * The process's one listener of a database, shared by whoever listens there (the event store's commits, the read
+   * models' checkpoints): PostgreSQL wakes every listening session of the database at each NOTIFY, so each listener
+   * more is a wake-up more per notification. `close` on the returned one lets go of this use.
+   */
+  static shared(connectionString: string): SharedListener {
+    const entry = PgListener.byDatabase.get(connectionString) ?? { listener: new PgListener(connectionString), users: 0 };
+    entry.users += 1;
+    PgListener.byDatabase.set(connectionString, entry);
+    const listener = entry.listener;
+    let closed = false;
+    return {
+      listen: (channel, handler) => listener.listen(channel, handler),
+      get listening() {
+        return listener.listening;
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        entry.users -= 1;
+        if (entry.users > 0) return;
+        PgListener.byDatabase.delete(connectionString);
+        await listener.close();
+      },
+    };
+  }
+
   private client: Client | null = null;
   private connecting: Promise<void> | null = null;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();

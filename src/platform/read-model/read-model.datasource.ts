@@ -9,7 +9,7 @@ import { PlatformTables1764000000000 } from './migrations/1764000000000-Platform
 import { PlatformNodes1764000009600 } from './migrations/1764000009600-PlatformNodes';
 import type { ReadModelDefinition } from './read-model.definition';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
-import { PgListener, PREPARED_PLANS, PreparingClient, underSchemaLock } from '../postgres-schema';
+import { PgListener, PREPARED_PLANS, PreparingClient, underSchemaLock, type SharedListener } from '../postgres-schema';
 import { SqliteDatabase } from '../sqlite-driver';
 
 export interface ReadModelDatabaseOptions {
@@ -72,7 +72,7 @@ export class ReadModelDatabase {
   private tail: Promise<unknown> = Promise.resolve();
   private dataVersion: { get(): unknown } | null | undefined;
 
-  private listener: PgListener | null = null;
+  private listener: SharedListener | null = null;
 
   constructor(
     readonly writer: DataSource,
@@ -92,7 +92,7 @@ export class ReadModelDatabase {
    */
   listen(channel: string, handler: (payload: string) => void): { stop(): void; readonly listening: boolean } | null {
     if (!this.notifications) return null;
-    this.listener ??= new PgListener(this.notifications.connectionString);
+    this.listener ??= PgListener.shared(this.notifications.connectionString);
     const listener = this.listener;
     const stop = listener.listen(channel, handler);
     return {

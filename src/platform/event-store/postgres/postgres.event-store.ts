@@ -37,7 +37,7 @@ import {
   type SubscribeOptions,
 } from '../event-store.port';
 import { CommitWaiters, LogSubscription } from '../log-subscription';
-import { assertSchemaName, channelName, migrateSchema, openPool, PgListener } from '../../postgres-schema';
+import { assertSchemaName, channelName, migrateSchema, openPool, PgListener, type SharedListener } from '../../postgres-schema';
 import { PostgresAppends, type BatchOutcome, type PendingAppend } from './postgres-appends';
 import { PostgresLogTail } from './postgres-log-tail';
 import { announced, COLUMNS, committedOf, toRecorded, type EventRow } from './postgres-rows';
@@ -61,7 +61,8 @@ export class PostgresEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly ready: Promise<void>;
-  private listener: PgListener | null = null;
+  private listener: SharedListener | null = null;
+  private stopListening: (() => void) | null = null;
   private pending: PendingAppend[] = [];
   private flushing = false;
   private closed = false;
@@ -231,9 +232,9 @@ export class PostgresEventStore implements EventStore {
   /** One LISTEN connection per store, opened by the first subscription: other nodes' commits wake the subscribers. */
   private listen(): void {
     if (this.listener || this.closed) return;
-    this.listener = new PgListener(this.options.connectionString);
+    this.listener = PgListener.shared(this.options.connectionString);
     // Another node's commit (this process's own are known already): its head, then the subscribers read it, shared.
-    this.listener.listen(this.channel, (payload) => {
+    this.stopListening = this.listener.listen(this.channel, (payload) => {
       const commit = announced(payload);
       if (commit && this.tail.heard(commit.head, commit.rows)) this.wakeSubscribers();
     });
@@ -280,6 +281,7 @@ export class PostgresEventStore implements EventStore {
     this.wakeSubscribers();
     const listener = this.listener;
     this.listener = null;
+    this.stopListening?.();
     await listener?.close();
     await this.ready.catch(() => undefined);
     await this.pool.end();
