@@ -35,6 +35,7 @@ import { SqliteDatabase } from '../../src/platform/sqlite-driver';
 import { freePort } from '../support/ports';
 import type { ClientRequest, RunAnswer, TimedAnswer } from './latency-client';
 import { clock, log, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
+import { DEFAULT_LEASE_MS } from '../../src/platform/projections/checkpoint.store';
 
 const ROOT = join(__dirname, '../../..');
 const MAIN = join(ROOT, 'dist/src/main.js');
@@ -52,8 +53,8 @@ const ONE_CLIENT_PLACEMENTS = scaled(500);
 const ONE_CLIENT_WARMUP = scaled(100);
 const COMMITS = scaled(2000);
 const BOOT_TIMEOUT_MS = 120_000;
-/** The nodes' lease: LEASE_MS when this shell sets it, else the platform's default (README: 30 s). */
-const LEASE_MS = Number(process.env.LEASE_MS ?? 30_000);
+/** The nodes' lease: LEASE_MS when this shell sets it, else the platform's default. */
+const LEASE_MS = Number(process.env.LEASE_MS ?? DEFAULT_LEASE_MS);
 /** How long the failover phase waits for each of its two events before it says "not within". */
 const FAILOVER_TIMEOUT_MS = Math.max(20_000, 2 * LEASE_MS + 10_000);
 
