@@ -32,7 +32,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startTestApp, type TestApp } from '../support/app';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
@@ -42,6 +41,7 @@ import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, setBareCommi
 import type { ClientRequest, RunAnswer } from './latency-client';
 import { placementSetupFactory } from './order-flow';
 import { log, pad, padL, printSummary, runBenchmark, scaled, SCALE } from './report';
+import { ClientWorker } from './client-worker';
 
 const REQUESTS = scaled(2000);
 const WARMUP = scaled(300);
@@ -64,15 +64,10 @@ function percentiles(samples: number[]): Percentiles {
 
 /** A client in a worker thread, on one connection to `url`. */
 class Client {
-  private constructor(private readonly worker: Worker) {}
+  private constructor(private readonly w: ClientWorker) {}
 
   static async open(url: string): Promise<Client> {
-    const worker = new Worker(join(__dirname, 'latency-client.js'), { workerData: { url } });
-    await new Promise<void>((resolve, reject) => {
-      worker.once('message', () => resolve());
-      worker.once('error', reject);
-    });
-    return new Client(worker);
+    return new Client(await ClientWorker.open(url));
   }
 
   /**
@@ -81,7 +76,7 @@ class Client {
    */
   async run(name: string, requests: ClientRequest[], status: number, keepBodies = false): Promise<RunAnswer & { cpuPerRequest: number | null }> {
     const cpuBefore = mainThreadCpuMicros();
-    const answer = await this.ask<RunAnswer>({ kind: 'run', requests, keepBodies });
+    const answer = await this.w.ask<RunAnswer>({ kind: 'run', requests, keepBodies });
     const cpuAfter = mainThreadCpuMicros();
     const wrong = Object.entries(answer.statuses).filter(([s]) => Number(s) !== status);
     if (wrong.length > 0) throw new Error(`${name}: expected ${requests.length} × ${status}, got ${JSON.stringify(answer.statuses)}${answer.bodies ? `: ${answer.bodies.find((b) => !b.includes('"success":true'))}` : ''}`);
@@ -90,25 +85,11 @@ class Client {
 
   /** Repeats the requests back to back until `stop`; answers how many and with what statuses. */
   flow(requests: ClientRequest[]): { stop(): Promise<{ count: number; statuses: Record<string, number> }> } {
-    const done = this.ask<{ count: number; statuses: Record<string, number> }>({ kind: 'flow', requests });
-    return {
-      stop: () => {
-        this.worker.postMessage({ kind: 'stop' });
-        return done;
-      },
-    };
+    return this.w.repeat({ kind: 'flow', requests });
   }
 
   close(): Promise<number> {
-    return this.worker.terminate();
-  }
-
-  private ask<T>(message: unknown): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.worker.once('message', resolve);
-      this.worker.once('error', reject);
-      this.worker.postMessage(message);
-    });
+    return this.w.close();
   }
 }
 

@@ -36,6 +36,7 @@ import { freePort } from '../support/ports';
 import type { ClientRequest, RunAnswer, TimedAnswer } from './latency-client';
 import { clock, log, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
 import { DEFAULT_LEASE_MS } from '../../src/platform/projections/checkpoint.store';
+import { ClientWorker } from './client-worker';
 
 const ROOT = join(__dirname, '../../..');
 const MAIN = join(ROOT, 'dist/src/main.js');
@@ -109,17 +110,6 @@ function percentile(samples: number[], q: number): number {
   if (samples.length === 0) return NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
-/** utime + stime of a process so far, in µs (clock ticks of 10 ms); null when it is gone. */
-function processCpuMicros(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -443,50 +433,28 @@ async function registerTrader(node: Node, tag: string): Promise<string> {
 
 class LoadClient {
   private constructor(
-    private readonly worker: Worker,
+    private readonly w: ClientWorker,
     readonly node: Node,
   ) {}
 
   static async open(node: Node): Promise<LoadClient> {
-    const worker = new Worker(join(__dirname, 'latency-client.js'), { workerData: { url: node.url } });
-    cleanup.workers.push(worker);
-    await guard(
-      new Promise<void>((resolve, reject) => {
-        worker.once('message', () => resolve());
-        worker.once('error', reject);
-      }),
-    );
-    return new LoadClient(worker, node);
+    const w = await ClientWorker.open(node.url, guard);
+    cleanup.workers.push(w.worker);
+    return new LoadClient(w, node);
   }
 
   /** The requests one at a time, each timed. */
   run(requests: ClientRequest[]): Promise<RunAnswer> {
-    return this.ask<RunAnswer>({ kind: 'run', requests });
+    return this.w.ask<RunAnswer>({ kind: 'run', requests });
   }
 
   /** Repeats the request (with `{i}` and `{v}` filled in) until `stop`. */
   timed(request: ClientRequest, values: string[]): { stop(): Promise<TimedAnswer> } {
-    const done = this.ask<TimedAnswer>({ kind: 'timed', request, values });
-    return {
-      stop: () => {
-        this.worker.postMessage({ kind: 'stop' });
-        return done;
-      },
-    };
+    return this.w.repeat<TimedAnswer>({ kind: 'timed', request, values });
   }
 
   close(): Promise<number> {
-    return this.worker.terminate();
-  }
-
-  private ask<T>(message: unknown): Promise<T> {
-    return guard(
-      new Promise<T>((resolve, reject) => {
-        this.worker.once('message', resolve);
-        this.worker.once('error', reject);
-        this.worker.postMessage(message);
-      }),
-    );
+    return this.w.close();
   }
 }
 

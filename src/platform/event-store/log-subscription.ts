@@ -109,6 +109,24 @@ function wakeInTurns(woken: Woken[]): void {
   if (woken.length > 1) setImmediate(() => wakeInTurns(woken.filter((w) => w !== next)));
 }
 
+/**
+ * The events after `after` out of a run kept in memory (consecutive positions from `start`), at most `maxCount`, or
+ * null when `after` is not within it. A row still holding its JSON text is parsed once, for every reader after this
+ * one too (the SQLite and PostgreSQL stores' tails: readers treat recorded events as immutable, they are shared).
+ */
+export function keptAfter<R extends { data: unknown }>(kept: Array<R | RecordedEvent>, start: bigint, after: bigint, maxCount: number, parse: (row: R) => RecordedEvent): RecordedEvent[] | null {
+  const from = after + 1n - start;
+  if (kept.length === 0 || from < 0n || from >= BigInt(kept.length)) return null;
+  const first = Number(from);
+  const end = Math.min(kept.length, first + maxCount);
+  const out: RecordedEvent[] = [];
+  for (let i = first; i < end; i++) {
+    const slot = kept[i];
+    out.push(typeof slot.data === 'string' ? (kept[i] = parse(slot as R)) : (slot as RecordedEvent));
+  }
+  return out;
+}
+
 /** What a commit wake-up says of each event it committed. */
 export interface CommittedEvent {
   readonly type: string;

@@ -6,7 +6,7 @@
  */
 import { currentContext } from '../../context/request-context';
 import type { RecordedEvent } from '../event-store.port';
-import type { CommittedEvent } from '../log-subscription';
+import { keptAfter, type CommittedEvent } from '../log-subscription';
 import { committedOf, toRecorded, type EventRow } from './postgres-rows';
 
 /** Newest events kept for the subscriptions at the head (see PostgresLogTail.tail). */
@@ -223,17 +223,7 @@ export class PostgresLogTail {
   }
 
   private fromTail(after: bigint, maxCount: number): RecordedEvent[] | null {
-    const from = after + 1n - this.tailStart;
-    if (this.tail.length === 0 || this.tailStart === 0n || from < 0n || from >= BigInt(this.tail.length)) return null;
-    const start = Number(from);
-    const end = Math.min(this.tail.length, start + maxCount);
-    const out: RecordedEvent[] = [];
-    for (let i = start; i < end; i++) {
-      const slot = this.tail[i];
-      // A row still holds its JSON text: parse it once, for every reader after this one too.
-      out.push(typeof slot.data === 'string' ? (this.tail[i] = toRecorded(slot as EventRow)) : (slot as RecordedEvent));
-    }
-    return out;
+    return this.tailStart === 0n ? null : keptAfter<EventRow>(this.tail, this.tailStart, after, maxCount, toRecorded);
   }
 
   /** Reads what follows the tail, once for every subscriber waiting on it; new events wake the others too. */

@@ -25,7 +25,7 @@ import {
 import { canonicalTexts, idempotentReplayOf, validateAppend } from '../append-validation';
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
 import { startModuleWorker } from '../../workers/module-worker';
-import { CommitWaiters, LogSubscription } from '../log-subscription';
+import { CommitWaiters, keptAfter, LogSubscription } from '../log-subscription';
 import { batchCommitter, openLogConnection, safe, type AppendOutcome, type AppendRequest, type BatchOutcome, type EventRow } from './sqlite-append-batch';
 import type { WriterAnswer, WriterRequest } from './sqlite-writer.worker';
 
@@ -322,18 +322,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   readAllSync(after: bigint, maxCount: number): RecordedEvent[] {
+    const kept = keptAfter<EventRow>(this.tail, this.tailStart, after, maxCount, toRecorded);
+    if (kept) return kept;
     const from = after + 1n - this.tailStart;
-    if (this.tail.length > 0 && from >= 0n && from < BigInt(this.tail.length)) {
-      const start = Number(from);
-      const end = Math.min(this.tail.length, start + maxCount);
-      const out: RecordedEvent[] = [];
-      for (let i = start; i < end; i++) {
-        const slot = this.tail[i];
-        // A row still holds its JSON text: parse it once, for every reader after this one too.
-        out.push(typeof slot.data === 'string' ? (this.tail[i] = toRecorded(slot as EventRow)) : (slot as RecordedEvent));
-      }
-      return out;
-    }
     // Caught up with the tail, and the log ends there (as read once this turn): nothing to read, without a query each.
     // What lies beyond it in the file, if anything, is this process's commit under way: its outcome wakes the readers.
     if (this.tail.length > 0 && from === BigInt(this.tail.length) && this.caughtUpThisTurn(after)) return [];
