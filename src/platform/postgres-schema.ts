@@ -62,6 +62,16 @@ function forgetPrepared(text: string): void {
  */
 export const PREPARED_PLANS = '-c plan_cache_mode=force_custom_plan';
 
+/**
+ * The longest a pooled session may sit inside an open transaction waiting for its node (ms): a node paused mid-
+ * transaction (a long GC, a frozen VM) would otherwise keep its row locks, and another node taking its jobs over would
+ * wait on them for as long as the pause lasts; the log's careful append, which holds the append lock across round
+ * trips, would stop every node's appends. Past it PostgreSQL ends the session: the paused node's transaction rolls
+ * back, and it finds its connection gone when it runs again (fenced, as its late writes are). Our transactions never
+ * wait on their node longer than a few milliseconds.
+ */
+export const idleInTransaction = (ms: number): string => `-c idle_in_transaction_session_timeout=${ms}`;
+
 /** The pg client of every pool here: statements with parameters prepared by name past PREPARE_THRESHOLD runs. */
 export class PreparingClient extends Client {
   override query(...args: unknown[]): any {
@@ -82,11 +92,13 @@ export class PreparingClient extends Client {
 /**
  * A pool whose idle clients' errors (the server restarted) do not bring the process down; the next query reconnects.
  * `synchronousCommit` fixes the sessions' synchronous_commit (true: every commit waits for its WAL flush, whatever
- * the server's default), set as a startup parameter so it costs no round trip.
+ * the server's default), set as a startup parameter so it costs no round trip; `idleInTransactionMs` bounds how long a
+ * session may wait inside a transaction on its node (idleInTransaction).
  */
-export function openPool(connectionString: string, max: number, settings: { synchronousCommit?: boolean } = {}): Pool {
+export function openPool(connectionString: string, max: number, settings: { synchronousCommit?: boolean; idleInTransactionMs?: number } = {}): Pool {
   const sync = settings.synchronousCommit === undefined ? '' : ` -c synchronous_commit=${settings.synchronousCommit ? 'on' : 'off'}`;
-  const pool = new Pool({ connectionString, max, Client: PreparingClient, options: `${PREPARED_PLANS}${sync}` });
+  const idle = settings.idleInTransactionMs === undefined ? '' : ` ${idleInTransaction(settings.idleInTransactionMs)}`;
+  const pool = new Pool({ connectionString, max, Client: PreparingClient, options: `${PREPARED_PLANS}${sync}${idle}` });
   pool.on('error', () => undefined);
   return pool;
 }

@@ -130,6 +130,26 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('node membership on %s', (ki
   });
 
   if (kind === 'postgres') {
+    it('given a node paused inside an open transaction on its job, then its row locks go within seconds and another node takes the job', async () => {
+      const a = await startNode('node-a');
+      const b = await startNode('node-b');
+      await until(owners, (m) => heldBy(m, a) === 5 && heldBy(m, b) === 5, 5000, 'five jobs each');
+      const bJob = JOBS.find((j) => b.membership.heldJobs().includes(j))!;
+      // b is paused mid-batch: its checkpoint row locked by a transaction of its pool that waits for b, and no heartbeat.
+      clearInterval((b.membership as unknown as { timer: NodeJS.Timeout }).timer);
+      const stuck = db.writer.createQueryRunner();
+      await stuck.connect();
+      await stuck.startTransaction();
+      await stuck.query(db.sql('UPDATE projection_checkpoints SET updated_at = ? WHERE name = ?'), [new Date().toISOString(), bJob]);
+      const pausedAt = Date.now();
+      // The session is ended after 5 s idle in its transaction (idleInTransaction): a takes the job once b's lease ran out.
+      await until(() => running(a), (n) => n === 10, LEASE_MS + 8000, 'every job on the running node');
+      expect(Date.now() - pausedAt).toBeLessThan(LEASE_MS + 8000);
+      expect((await owners()).get(bJob)).toMatch(/^node-a#/);
+      await expect(stuck.commitTransaction()).rejects.toThrow();
+      await stuck.release().catch(() => undefined);
+    }, 30_000);
+
     it('given a node that crashes (its session lock gone with its connection), then the other takes its jobs at once, not when its leases run out', async () => {
       const a = await startNode('node-a');
       const b = await startNode('node-b');

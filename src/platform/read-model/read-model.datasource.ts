@@ -9,7 +9,7 @@ import { PlatformTables1764000000000 } from './migrations/1764000000000-Platform
 import { PlatformNodes1764000009600 } from './migrations/1764000009600-PlatformNodes';
 import type { ReadModelDefinition } from './read-model.definition';
 import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
-import { PgListener, PREPARED_PLANS, PreparingClient, underSchemaLock, type SharedListener } from '../postgres-schema';
+import { idleInTransaction, PgListener, PREPARED_PLANS, PreparingClient, underSchemaLock, type SharedListener } from '../postgres-schema';
 import { SqliteDatabase } from '../sqlite-driver';
 
 export interface ReadModelDatabaseOptions {
@@ -31,7 +31,9 @@ export function readModelDataSourceOptions(options: ReadModelDatabaseOptions): D
     // PreparingClient: statements with parameters prepared by name once they repeat (postgres-schema.ts).
     // pipeline: a query is written without waiting for the one before it (pipelinedTransaction uses it; code that awaits
     // each query in turn behaves as before).
-    const extra = { Client: PreparingClient, pipeline: true, options: `${PREPARED_PLANS}${options.schema ? ` -c search_path="${options.schema}"` : ''}` };
+    // A paused node's open transaction gives up its row locks after 5 s (idleInTransaction), well within a lease.
+    const session = `${PREPARED_PLANS} ${idleInTransaction(5000)}${options.schema ? ` -c search_path="${options.schema}"` : ''}`;
+    const extra = { Client: PreparingClient, pipeline: true, options: session };
     return { type: 'postgres', url: options.databaseUrl, schema: options.schema, poolSize: 10, extra, ...common };
   }
   prepareDataDir(options.dataDir);

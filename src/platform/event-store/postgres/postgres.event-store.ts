@@ -80,7 +80,8 @@ export class PostgresEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.batchSize = options.subscriptionBatchSize ?? 512;
     // The log's commits are durable whatever the server's default: an acknowledged append survives a server crash.
-    this.pool = openPool(options.connectionString, options.poolSize ?? 10, { synchronousCommit: true });
+    // A node paused inside the careful path's transaction holds the append lock: released within 2 s whatever the pause.
+    this.pool = openPool(options.connectionString, options.poolSize ?? 10, { synchronousCommit: true, idleInTransactionMs: 2000 });
     this.appends = new PostgresAppends(this.pool, this.schema, this.channel);
     this.tail = new PostgresLogTail({
       selectAfter: (after, maxCount) => this.selectAfter(after, maxCount),
