@@ -15,6 +15,8 @@ export interface AuthEventRow {
   authentication_method: string;
   /** What a STEP_UP_ISSUED entry authorises (its purpose); null for every other entry. */
   purpose: string | null;
+  /** Why a SESSION_REVOKED / SESSIONS_REVOKED entry's sessions were revoked (LOGOUT, REVOKED_BY_USER, …); null otherwise. */
+  reason: string | null;
   device_name: string | null;
   device_platform: string | null;
   session_id: string | null;
@@ -67,12 +69,37 @@ export class IdentityAuthEventsPurpose1764000009600 implements MigrationInterfac
 }
 
 /**
+ * A revocation's reason gets its own column; it used to sit in authentication_method. Rows written before move it
+ * over and take the method the revoked session was opened by (its LOGIN_SUCCEEDED entry); an account-wide revocation
+ * (SESSIONS_REVOKED) revokes no one session and has no method: NONE.
+ */
+export class IdentityAuthEventsReason1764000013100 implements MigrationInterface {
+  name = 'IdentityAuthEventsReason1764000013100';
+  async up(q: QueryRunner): Promise<void> {
+    await q.addColumn('identity_auth_events', new TableColumn({ name: 'reason', type: 'varchar', length: '64', isNullable: true }));
+    await q.query(
+      `UPDATE identity_auth_events SET reason = authentication_method,
+         authentication_method = COALESCE((SELECT l.authentication_method FROM identity_auth_events l
+                                           WHERE l.session_id = identity_auth_events.session_id AND l.event_type = 'LOGIN_SUCCEEDED'), '${NO_SESSION_METHOD}')
+       WHERE event_type IN ('SESSION_REVOKED', 'SESSIONS_REVOKED')`,
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`UPDATE identity_auth_events SET authentication_method = reason WHERE event_type IN ('SESSION_REVOKED', 'SESSIONS_REVOKED')`);
+    await q.dropColumn('identity_auth_events', 'reason');
+  }
+}
+
+/** The method of an entry that concerns no one session (an account-wide revocation). */
+export const NO_SESSION_METHOD = 'NONE';
+
+/**
  * Step-ups issued before the method was recorded on OneUseTokenIssued: each of them checked the password (and a TOTP
  * code when one was enrolled, which the event did not say), so the history claims only what is certain.
  */
 export const STEP_UP_METHOD_BEFORE_RECORDED = 'PASSWORD';
 
-type Row = Omit<AuthEventRow, 'event_id' | 'position' | 'occurred_at'>;
+type Row = Omit<AuthEventRow, 'event_id' | 'position' | 'occurred_at' | 'reason'> & { reason?: string };
 
 /** The history entry an event makes, if any. */
 function entryFor(event: RecordedEvent): Row | null {
@@ -94,9 +121,10 @@ function entryFor(event: RecordedEvent): Row | null {
         ? { profile_uuid: profile, event_type: 'STEP_UP_ISSUED', outcome: 'SUCCESS', authentication_method: String(d.authentication_method ?? STEP_UP_METHOD_BEFORE_RECORDED), purpose: String(d.purpose), device_name: null, device_platform: null, session_id: d.session_id as string | null }
         : null;
     case 'SessionRevoked':
-      return { profile_uuid: profile, event_type: 'SESSION_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), purpose: null, device_name: null, device_platform: null, session_id: String(d.session_id) };
+      // The method is the session's own (read from its LOGIN_SUCCEEDED entry by the projector).
+      return { profile_uuid: profile, event_type: 'SESSION_REVOKED', outcome: 'SUCCESS', authentication_method: NO_SESSION_METHOD, reason: String(d.reason), purpose: null, device_name: null, device_platform: null, session_id: String(d.session_id) };
     case 'SessionsRevoked':
-      return { profile_uuid: profile, event_type: 'SESSIONS_REVOKED', outcome: 'SUCCESS', authentication_method: String(d.reason), purpose: null, device_name: null, device_platform: null, session_id: null };
+      return { profile_uuid: profile, event_type: 'SESSIONS_REVOKED', outcome: 'SUCCESS', authentication_method: NO_SESSION_METHOD, reason: String(d.reason), purpose: null, device_name: null, device_platform: null, session_id: null };
     default:
       return null;
   }
@@ -114,13 +142,18 @@ export class IdentityAuthEventsProjector implements Projector {
     }
     const row = entryFor(event);
     if (!row) return;
+    if (row.event_type === 'SESSION_REVOKED') {
+      // How the revoked session was opened: its sign-in entry, projected before (same stream, earlier position).
+      const [login] = await tx.query(portableSql(tx, `SELECT authentication_method FROM identity_auth_events WHERE session_id = ? AND event_type = 'LOGIN_SUCCEEDED'`), [row.session_id]);
+      if (login) row.authentication_method = String(login.authentication_method);
+    }
     await tx.query(
       portableSql(
         tx,
-        `INSERT INTO identity_auth_events (event_id, position, profile_uuid, event_type, outcome, authentication_method, purpose, device_name, device_platform, session_id, occurred_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO identity_auth_events (event_id, position, profile_uuid, event_type, outcome, authentication_method, purpose, reason, device_name, device_platform, session_id, occurred_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      [event.event_id, event.position.toString().padStart(20, '0'), row.profile_uuid, row.event_type, row.outcome, row.authentication_method, row.purpose, row.device_name, row.device_platform, row.session_id, event.occurred_at],
+      [event.event_id, event.position.toString().padStart(20, '0'), row.profile_uuid, row.event_type, row.outcome, row.authentication_method, row.purpose, row.reason ?? null, row.device_name, row.device_platform, row.session_id, event.occurred_at],
     );
   }
 
@@ -132,6 +165,6 @@ export class IdentityAuthEventsProjector implements Projector {
 export const identityAuthEventsReadModel: ReadModelDefinition = {
   name: 'identity-auth-events',
   entities: [],
-  migrations: [IdentityAuthEvents1764000001200, IdentityAuthEventsPurpose1764000009600],
+  migrations: [IdentityAuthEvents1764000001200, IdentityAuthEventsPurpose1764000009600, IdentityAuthEventsReason1764000013100],
   projector: IdentityAuthEventsProjector,
 };

@@ -481,6 +481,7 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       last_seen_at?: string | null;
       occurred_at?: string;
       revoked_at?: string | null;
+      reason: string | null;
     }
     /** Reads carry X-Min-Position with the last position seen, as a client on another node would. */
     const events = async (token: string, query = ''): Promise<{ items: AuthEvent[]; next_cursor?: string }> => {
@@ -503,7 +504,7 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       const items = page.items;
       expect(items.map((e) => e.event_type)).toEqual(['SESSION_REVOKED', 'LOGIN_FAILED', 'LOGIN_SUCCEEDED', 'LOGIN_SUCCEEDED']);
       for (const e of items) {
-        expect(Object.keys(e).sort()).toEqual(['authentication_method', 'current_session', 'device', 'event_id', 'event_type', 'last_seen_at', 'occurred_at', 'outcome', 'purpose', 'revoked_at', 'session_status']);
+        expect(Object.keys(e).sort()).toEqual(['authentication_method', 'current_session', 'device', 'event_id', 'event_type', 'last_seen_at', 'occurred_at', 'outcome', 'purpose', 'reason', 'revoked_at', 'session_status']);
         expect(e.event_id).toMatch(HEX32);
         expect(e.occurred_at).toMatch(RFC3339);
       }
@@ -536,14 +537,18 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
         current_session: false,
         revoked_at: null,
       });
+      // The method is how the revoked session was opened; why it was revoked is the reason, apart.
       expect(revoked).toMatchObject({
         event_type: 'SESSION_REVOKED',
+        authentication_method: 'PASSWORD',
+        reason: 'REVOKED_BY_USER',
         device: { name: 'Chrome 119', platform: 'macOS 10.15' },
         session_status: 'REVOKED',
         current_session: false,
         revoked_at: secondLogin.revoked_at,
       });
       expect(items.filter((e) => e.current_session)).toHaveLength(1);
+      expect([failed, secondLogin, firstLogin].map((e) => e.reason)).toEqual([null, null, null]);
 
       // Seen from the other (still live) session of the same profile, "current" moves with the caller.
       const third = (await login(user.email, user.password, { ua: CURL })).json();
@@ -557,7 +562,7 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       const other = (await login(user.email, user.password, { ua: CHROME_MAC })).json();
       expect((await del(`/api/v1/auth/sessions/${user.session_id}`, { token: user.token })).statusCode).toBe(200);
       const items = (await events(other.access_token)).items;
-      expect(items[0]).toMatchObject({ event_type: 'SESSION_REVOKED', session_status: 'REVOKED', current_session: false, device: { name: 'Firefox 120', platform: 'Windows 10' } });
+      expect(items[0]).toMatchObject({ event_type: 'SESSION_REVOKED', authentication_method: 'PASSWORD', reason: 'LOGOUT', session_status: 'REVOKED', current_session: false, device: { name: 'Firefox 120', platform: 'Windows 10' } });
       const firstLogin = items.find((e) => e.event_type === 'LOGIN_SUCCEEDED' && e.device.name === 'Firefox 120');
       expect(firstLogin).toMatchObject({ session_status: 'REVOKED', revoked_at: expect.stringMatching(RFC3339) });
     });

@@ -134,8 +134,15 @@ export class AuthenticationEventResponse {
   @ApiProperty(HEX32_ID) event_id!: string;
   @ApiProperty({ example: 'LOGIN_SUCCEEDED' }) event_type!: string;
   @ApiProperty({ enum: ['SUCCESS', 'FAILURE'] }) outcome!: string;
-  @ApiProperty({ example: 'PASSWORD' }) authentication_method!: string;
+  @ApiProperty({ example: 'PASSWORD', description: 'How the person proved it was them (PASSWORD, PASSWORD_TOTP; TOTP, STEP_UP, RECOVERY_CODE for authenticator changes); on SESSION_REVOKED how the revoked session was opened; NONE on SESSIONS_REVOKED.' }) authentication_method!: string;
   @ApiProperty({ type: String, nullable: true, description: 'What a step-up was for; null otherwise.' }) purpose!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'REVOKED_BY_USER',
+    description: 'Why the sessions of a SESSION_REVOKED or SESSIONS_REVOKED entry were revoked (LOGOUT, REVOKED_BY_USER, CONTACT_CHANGED, AUTHENTICATOR_DISABLED, ACCOUNT_CLOSED); null otherwise.',
+  })
+  reason!: string | null;
   @ApiProperty({ type: AuthenticationDeviceResponse }) device!: AuthenticationDeviceResponse;
   @ApiProperty({ example: 'ACTIVE' }) session_status!: string;
   @ApiProperty() current_session!: boolean;

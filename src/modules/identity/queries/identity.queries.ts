@@ -44,6 +44,7 @@ export class ListAuthenticationEventsHandler implements IQueryHandler<ListAuthen
       outcome: r.outcome,
       authentication_method: r.authentication_method,
       purpose: r.purpose ?? null,
+      reason: r.reason ?? null,
       device: { name: r.device_name ?? r.s_device_name ?? 'Unknown client', platform: r.device_platform ?? r.s_device_platform ?? 'Unknown platform' },
       session_status: r.session_status ?? 'NONE',
       current_session: r.session_id !== null && r.session_id === principal.session_id,
