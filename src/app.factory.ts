@@ -18,6 +18,7 @@ import { platformClientErrorHandler } from './platform/http/client-errors';
 import { PlatformValidationPipe } from './platform/http/validation';
 import { installSecurityHeaders } from './platform/http/security-headers';
 import { buildOpenApiDocument, ServedOpenApiDocument } from './platform/http/openapi';
+import { isPlannedRoute } from './platform/http/planned-routes';
 import { prepareDataDir } from './platform/security/data-dir';
 import { MetricsService } from './platform/observability/metrics.service';
 import { createPlatformLogger, logAbortedRequest, logRequest } from './platform/logging/logger.config';
@@ -78,8 +79,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   const document = buildOpenApiDocument(app);
   const served = app.get(ServedOpenApiDocument);
   served.document = document;
-  // The route table as the server registers it (during init below), for the capability registry's route test.
+  // The route table as the server registers it (during init below), for the capability registry's route test; the
+  // planned operations' 404 routes (planned-routes.ts) are not operations it serves.
   fastify.addHook('onRoute', (route) => {
+    if (isPlannedRoute(route)) return;
     for (const method of [route.method].flat()) served.routes.push({ method: String(method), url: route.url });
   });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'api/v1/openapi.json', raw: ['json'] });

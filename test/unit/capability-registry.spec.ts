@@ -73,6 +73,13 @@ describe('buildCapabilityRegistry', () => {
     expect(() => buildCapabilityRegistry(doc(), [app], [planned({ id: 'listCarts' })])).toThrow(/operation id listCarts appears 2 times/);
   });
 
+  it('refuses a planned entry whose path is a served route\'s with other parameter names (one route table cannot hold both)', () => {
+    const served = doc({ '/api/v1/carts/{cart_uuid}': { get: { operationId: 'getCart', summary: 'A cart.', tags: ['shop'], 'x-capability': { name: 'carts' }, responses: { '200': { description: 'The cart.' } } } } });
+    expect(() => buildCapabilityRegistry(served, [app], [planned({ method: 'GET', path: '/api/v1/carts/{id}', id: 'peekCart' })])).toThrow(/GET \/api\/v1\/carts\/\{id\}: the served GET \/api\/v1\/carts\/\{cart_uuid\} has the same path/);
+    // Another method, or a static segment where the served route has a parameter: both fit beside it.
+    expect(() => buildCapabilityRegistry(served, [app], [planned({ method: 'POST', path: '/api/v1/carts/{id}', id: 'postCart' }), planned({ method: 'GET', path: '/api/v1/carts/recent', id: 'recentCarts' })])).not.toThrow();
+  });
+
   it('derives the workflow role from the method and the kind of route', () => {
     expect(['GET /x', 'POST /x', 'POST /x/{id}/cancel', 'POST /x/{id}/revise', 'PUT /x/{id}/policy', 'PATCH /x/{id}', 'DELETE /x/{id}'].map((r) => workflowRoleOf(r.split(' ')[0], r.split(' ')[1]))).toEqual([
       'discover-or-read', 'create-or-command', 'revoke-or-delete', 'revise', 'revise', 'revise', 'revoke-or-delete',

@@ -3,23 +3,33 @@
  * it has credentials, and it holds nothing of any tenant. Built once per process from the served OpenAPI document and
  * answered as the same bytes with a strong ETag; If-None-Match with it answers 304.
  */
-import { Controller, Get, Headers, Res, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Get, Headers, Res, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { Capability, declaredApplications } from '../../platform/capabilities/capability';
 import { Public } from '../../platform/http/public.decorator';
 import { ServedOpenApiDocument } from '../../platform/http/openapi';
+import { installPlannedRoutes } from '../../platform/http/planned-routes';
 import { CapabilityRegistryResponse } from './dto/capabilities.dto';
 import { PLANNED_OPERATIONS } from './planned';
 import { buildCapabilityRegistry, type OpenApiDocumentShape } from './registry';
 
 @ApiTags('capabilities')
 @Controller('api/v1/capabilities')
-export class CapabilitiesController implements OnApplicationBootstrap {
+export class CapabilitiesController implements OnModuleInit, OnApplicationBootstrap {
   private built: { body: string; etag: string } | null = null;
 
-  constructor(private readonly served: ServedOpenApiDocument) {}
+  constructor(
+    private readonly served: ServedOpenApiDocument,
+    private readonly adapter: HttpAdapterHost,
+  ) {}
+
+  /** Every planned operation answers 404 NOT_FOUND to anyone, even where a live route's template would catch it. */
+  onModuleInit(): void {
+    installPlannedRoutes(this.adapter.httpAdapter.getInstance(), PLANNED_OPERATIONS);
+  }
 
   /** Built at start: a route without its @Capability (or a planned entry already served) stops the app from starting. */
   onApplicationBootstrap(): void {

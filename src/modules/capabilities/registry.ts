@@ -170,11 +170,15 @@ export function buildCapabilityRegistry(doc: OpenApiDocumentShape, applications:
   const operations: CapabilityOperationRecord[] = [];
   const problems: string[] = [];
   const live = new Set<string>();
+  /** Served routes by shape (parameter names aside): a planned route of the same shape cannot join the route table. */
+  const shapes = new Map<string, string>();
+  const shapeOf = (method: string, path: string): string => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
       live.add(`${method.toUpperCase()} ${path}`);
+      shapes.set(shapeOf(method, path), `${method.toUpperCase()} ${path}`);
       const meta = op[CAPABILITY_EXTENSION];
       const appName = op.tags?.[0] ?? '';
       const app = byName.get(appName);
@@ -247,6 +251,7 @@ export function buildCapabilityRegistry(doc: OpenApiDocumentShape, applications:
     const key = `${p.method} ${p.path}`;
     const app = byName.get(p.application);
     if (live.has(key)) problems.push(`${key}: served, but the planned catalogue still lists it (move it to implemented)`);
+    else if (shapes.has(shapeOf(p.method, p.path))) problems.push(`${key}: the served ${shapes.get(shapeOf(p.method, p.path))} has the same path (its 404 route cannot sit beside it)`);
     if (!app) {
       problems.push(`${key}: planned in application ${p.application}, which is not declared`);
       continue;
@@ -257,7 +262,7 @@ export function buildCapabilityRegistry(doc: OpenApiDocumentShape, applications:
       applications: [app.name], authentication: p.authentication, exposure: p.exposure, status: 'planned', parity: 'platform-extension', sourceKinds: ['planned-catalogue'], legacySources: [], runtimeSources: [],
       contract: {
         authority: 'capability-registry', reference: `/api/v1/capabilities#/operations/${p.id}`, scope: app.name, idempotency: p.method !== 'POST', maturity: 'planned', documentationStatus: p.documentationStatus,
-        requestShapeAuthority: 'capability-registry', exampleDisclaimer: EXAMPLE_DISCLAIMER, uxActions: UX_ACTIONS[role], parameters: p.parameters, responses: p.responses, notes: ['Planned: not served yet; calling it answers 404.'],
+        requestShapeAuthority: 'capability-registry', exampleDisclaimer: EXAMPLE_DISCLAIMER, uxActions: UX_ACTIONS[role], parameters: p.parameters, responses: p.responses, notes: ['Planned: not served yet; calling it answers 404 NOT_FOUND, whoever calls.'],
       },
       businessContext: {
         purpose: p.title, whenToUse: p.whenToUse, workflowRole: role, sideEffects: p.sideEffects, businessCases: app.businessCases, prerequisites: app.prerequisites, agentGuidance: app.agentGuidance, relatedApplications: [...app.relatedApplications],
