@@ -19,6 +19,47 @@ type Operation = {
 };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
+/**
+ * The fields the seeds declare free-form (any JSON object, or "structured" per its kind): ContextObject's `content`, an
+ * agentic memory item's private `payload`, CancelTransferComplianceRequest's `evidence` and CanonicalOrder's
+ * `aggregation_meta`. Any other `{type: object}` must say what it holds.
+ */
+const FREE_FORM = [
+  '#/components/schemas/AgenticMemoryItemRequest/properties/content',
+  '#/components/schemas/AgenticMemoryItemRequest/properties/payload',
+  '#/components/schemas/CancelTransferComplianceRequest/properties/evidence',
+  '#/components/schemas/CanonicalOrder/properties/aggregation_meta',
+  '#/components/schemas/ContextObject/properties/content',
+];
+
+/** Pointers to every schema of the document that is an object with nothing said about its fields (or no type at all as an array's items or a map's values). */
+function bareObjects(document: { paths: object; components: { schemas: Record<string, unknown> } }): string[] {
+  const found: string[] = [];
+  const says = (s: Record<string, unknown>) => ['properties', 'additionalProperties', '$ref', 'allOf', 'oneOf', 'anyOf'].some((k) => s[k] !== undefined);
+  const schema = (s: unknown, at: string): void => {
+    if (s === null || typeof s !== 'object') return;
+    const o = s as Record<string, unknown>;
+    if ((o.type === 'object' || (o.type === undefined && !('enum' in o))) && !says(o)) found.push(at);
+    for (const [k, v] of Object.entries(o)) {
+      if (k === 'properties') for (const [name, p] of Object.entries(v as object)) schema(p, `${at}/properties/${name}`);
+      else if (k === 'items' || k === 'additionalProperties' || k === 'not') schema(v, `${at}/${k}`);
+      else if (k === 'allOf' || k === 'oneOf' || k === 'anyOf') (v as unknown[]).forEach((x, i) => schema(x, `${at}/${k}/${i}`));
+    }
+  };
+  for (const [name, s] of Object.entries(document.components.schemas)) schema(s, `#/components/schemas/${name}`);
+  // Schemas written inline in the operations (parameters, bodies, answers).
+  const inline = (node: unknown, at: string): void => {
+    if (node === null || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      const here = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (k === 'schema') schema(v, here);
+      else inline(v, here);
+    }
+  };
+  inline(document.paths, '#/paths');
+  return found.sort();
+}
+
 describe('the OpenAPI document', () => {
   let t: TestApp;
   let doc: { paths: Record<string, Record<string, Operation>>; security: unknown; info: { license?: { name: string } }; servers: unknown[]; tags: Array<{ name: string; description: string }>; components: { securitySchemes: Record<string, Record<string, string>> } };
@@ -65,8 +106,54 @@ describe('the OpenAPI document', () => {
     const publicIds = operations.filter(([, , op]) => Array.isArray(op.security) && op.security.length === 0).map(([, , op]) => op.operationId);
     expect(publicIds).toEqual(expect.arrayContaining(['registerAccount', 'activateAccount', 'signIn', 'checkLiveness', 'checkReadiness', 'issueWorkloadToken']));
     expect(publicIds).not.toContain('placeOrder');
-    // Every operation either inherits the root requirement or opts out with []; none names another scheme.
-    expect(operations.filter(([, , op]) => op.security !== undefined && op.security.length > 0).map(([p, m]) => `${m} ${p}`)).toEqual([]);
+    // Every operation either inherits the root requirement or opts out with []; only the providers' push route names
+    // another scheme (its own key, below).
+    expect(operations.filter(([, , op]) => op.security !== undefined && op.security.length > 0).map(([, , op]) => op.operationId)).toEqual(['pushPriceQuotes']);
+  });
+
+  it('declares the price providers\' key as an apiKey scheme (header X-Provider-Key) and requires it where quotes are pushed, so a generated client sends it', () => {
+    const schemes = doc.components.securitySchemes;
+    const named = Object.entries(schemes).filter(([, s]) => s.type === 'apiKey' && s.in === 'header' && s.name === 'X-Provider-Key');
+    expect(named.map(([name]) => name)).toEqual(['providerKey']);
+    expect(schemes.providerKey.description).toContain('push key');
+    const [, , push] = operations.find(([, , op]) => op.operationId === 'pushPriceQuotes')!;
+    expect(push.security).toEqual([{ providerKey: [] }]);
+    // The scheme carries the header: not declared a second time as a plain parameter (a client would send it twice).
+    expect((push.parameters ?? []).filter((p) => p.name?.toLowerCase() === 'x-provider-key')).toEqual([]);
+    // Without the key (as without a session) the route answers 401, and the document says so.
+    expect(push.responses['401']).toEqual({ $ref: '#/components/responses/Unauthenticated' });
+  });
+
+  it('names the arena envelope as the seeds do: every arena answer is ArenaAdminResponse, { success: true, data }', () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { required?: string[]; properties?: Record<string, { type?: string; enum?: unknown[]; oneOf?: Array<{ $ref: string }> }> }> } }).components.schemas;
+    const envelope = schemas.ArenaAdminResponse;
+    expect(envelope).toBeDefined();
+    expect(envelope.required?.sort()).toEqual(['data', 'success']);
+    expect(Object.keys(envelope.properties ?? {}).sort()).toEqual(['data', 'success']);
+    expect(envelope.properties?.success).toMatchObject({ type: 'boolean', enum: [true] });
+    // data: the tenant-scoped projection the operation answers (a season, a page of seasons, or a pending command's id).
+    expect(envelope.properties?.data.oneOf?.map((s) => s.$ref).sort()).toEqual(['#/components/schemas/ArenaCommandReceipt', '#/components/schemas/ArenaSeason', '#/components/schemas/ArenaSeasonList']);
+    const arena = operations.filter(([path]) => path.startsWith('/api/v1/admin/arena'));
+    expect(arena.length).toBeGreaterThan(5);
+    const refs = arena.flatMap(([, , op]) =>
+      Object.entries(op.responses).filter(([status]) => status.startsWith('2')).map(([status, r]) => `${op.operationId} ${status} ${(r.content as { 'application/json': { schema: { $ref: string } } })['application/json'].schema.$ref}`),
+    );
+    expect(refs.filter((r) => !r.endsWith(' #/components/schemas/ArenaAdminResponse'))).toEqual([]);
+    expect(Object.keys(schemas).filter((name) => /^Arena.*Response$/.test(name))).toEqual(['ArenaAdminResponse']);
+  });
+
+  it('leaves no schema a bare object: every object has properties, additionalProperties or a $ref, but the free-form fields the seeds declare', () => {
+    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as { paths: object; components: { schemas: Record<string, unknown> } };
+    expect(bareObjects(committed)).toEqual(FREE_FORM);
+  });
+
+  it('types the combos of a canonical order and the legacy sources of a capability operation', () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { required?: string[]; properties: Record<string, { items?: { $ref?: string } }> }> } }).components.schemas;
+    for (const name of ['CanonicalOrder', 'PlacedCanonicalOrder', 'CanonicalOrderState']) expect([name, schemas[name].properties.combos.items]).toEqual([name, { $ref: '#/components/schemas/CanonicalOrder' }]);
+    expect(schemas.CapabilityOperation.properties.legacySources.items).toEqual({ $ref: '#/components/schemas/LegacyCapabilitySource' });
+    const legacy = schemas.LegacyCapabilitySource;
+    expect(Object.keys(legacy.properties).sort()).toEqual(['kind', 'method', 'path', 'system']);
+    expect(legacy.required?.sort()).toEqual(['kind', 'method', 'path', 'system']);
   });
 
   it('has a license, a server and no route left out by accident (the Prometheus scrape is not JSON API)', () => {

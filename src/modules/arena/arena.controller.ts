@@ -13,13 +13,13 @@ import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { PageQuery } from '../../platform/http/pagination';
 import { ChangeArenaSeason, CreateArenaSeason, type SeasonChange } from './commands';
 import { ArenaTransitionRequest, CreateArenaSeasonRequest, DisqualifyArenaParticipantRequest, EnrollArenaParticipantRequest, ParticipantParam, SeasonParam } from './dto/arena.dto';
-import { ArenaMarketPosition, ArenaReceiptResponse, ArenaSeasonListResponse, ArenaSeasonResponse } from './dto/responses.dto';
+import { ARENA_COMMAND_ANSWER, ARENA_LIST_ANSWER, ARENA_SEASON_ANSWER, ArenaAdminResponse, ArenaCommandReceipt, ArenaMarketPosition, ArenaSeason, ArenaSeasonList } from './dto/responses.dto';
 import { GetArenaSeason, ListArenaSeasons } from './queries';
 
 const envelope = async (data: Promise<object>): Promise<{ success: true; data: object }> => ({ success: true, data: await data });
 
 @ApiTags('arena')
-@ApiExtraModels(ArenaMarketPosition)
+@ApiExtraModels(ArenaMarketPosition, ArenaSeason, ArenaSeasonList, ArenaCommandReceipt)
 @Controller('api/v1/admin/arena')
 export class ArenaController {
   constructor(
@@ -34,7 +34,7 @@ export class ArenaController {
   @Capability('seasons', { exposure: 'restricted' })
   @Get()
   @ApiOperation({ summary: 'Your tenant\'s arena seasons, newest first (tenant owner and admins).' })
-  @ApiOkResponse({ type: ArenaSeasonListResponse })
+  @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_LIST_ANSWER })
   listArenaSeasons(@Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
     return envelope(this.queryBus.execute(new ListArenaSeasons(principal, query)));
   }
@@ -42,8 +42,8 @@ export class ArenaController {
   @Capability('seasons', { exposure: 'restricted' })
   @Post('seasons')
   @ApiOperation({ summary: 'Create a season (DRAFT): a name, its window, the markets whose trades count.' })
-  @ApiCreatedResponse({ type: ArenaSeasonResponse })
-  @ApiPendingReadBack(ArenaReceiptResponse)
+  @ApiCreatedResponse({ type: ArenaAdminResponse, description: ARENA_COMMAND_ANSWER })
+  @ApiPendingReadBack(ArenaAdminResponse)
   createArenaSeason(@Body() body: CreateArenaSeasonRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return envelope(this.answers.act(new CreateArenaSeason(principal, body), (id) => new GetArenaSeason(principal, id)));
   }
@@ -51,7 +51,7 @@ export class ArenaController {
   @Capability('seasons', { exposure: 'restricted' })
   @Get('seasons/:season_uuid')
   @ApiOperation({ summary: 'A season with its leaderboard (realised P&L, trades, markets), frozen at its end position once it settles.' })
-  @ApiOkResponse({ type: ArenaSeasonResponse })
+  @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_SEASON_ANSWER })
   getArenaSeason(@Param() p: SeasonParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return envelope(this.queryBus.execute(new GetArenaSeason(principal, p.season_uuid)));
   }
@@ -60,8 +60,8 @@ export class ArenaController {
   @Post('seasons/:season_uuid/schedule')
   @HttpCode(200)
   @ApiOperation({ summary: 'DRAFT → SCHEDULED (starts_at in the future); the arena clock starts it at starts_at and settles it at ends_at.' })
-  @ApiOkResponse({ type: ArenaSeasonResponse })
-  @ApiPendingReadBack(ArenaReceiptResponse)
+  @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_COMMAND_ANSWER })
+  @ApiPendingReadBack(ArenaAdminResponse)
   scheduleArenaSeason(@Param() p: SeasonParam, @Body() body: ArenaTransitionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.change(principal, p.season_uuid, { kind: 'schedule', expected_version: body.expected_version });
   }
@@ -70,8 +70,8 @@ export class ArenaController {
   @Post('seasons/:season_uuid/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a DRAFT, SCHEDULED or LIVE season; its standings stop where they are.' })
-  @ApiOkResponse({ type: ArenaSeasonResponse })
-  @ApiPendingReadBack(ArenaReceiptResponse)
+  @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_COMMAND_ANSWER })
+  @ApiPendingReadBack(ArenaAdminResponse)
   cancelArenaSeason(@Param() p: SeasonParam, @Body() body: ArenaTransitionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.change(principal, p.season_uuid, { kind: 'cancel', expected_version: body.expected_version });
   }
@@ -81,8 +81,8 @@ export class ArenaController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Enroll a person of the tenant (DRAFT, SCHEDULED or LIVE); their trades count from then on while the season is LIVE.' })
   @ApiErrors(404)
-  @ApiOkResponse({ type: ArenaSeasonResponse })
-  @ApiPendingReadBack(ArenaReceiptResponse)
+  @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_COMMAND_ANSWER })
+  @ApiPendingReadBack(ArenaAdminResponse)
   enrollArenaParticipant(@Param() p: SeasonParam, @Body() body: EnrollArenaParticipantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.change(principal, p.season_uuid, { kind: 'enroll', profile_uuid: body.profile_uuid });
   }
@@ -91,8 +91,8 @@ export class ArenaController {
   @Post('seasons/:season_uuid/participants/:profile_uuid/disqualify')
   @HttpCode(200)
   @ApiOperation({ summary: 'Disqualify a participant, with a reason: their trades stop counting and they leave the ranking.' })
-  @ApiOkResponse({ type: ArenaSeasonResponse })
-  @ApiPendingReadBack(ArenaReceiptResponse)
+  @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_COMMAND_ANSWER })
+  @ApiPendingReadBack(ArenaAdminResponse)
   disqualifyArenaParticipant(@Param() p: ParticipantParam, @Body() body: DisqualifyArenaParticipantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.change(principal, p.season_uuid, { kind: 'disqualify', profile_uuid: p.profile_uuid, reason: body.reason });
   }

@@ -6,9 +6,9 @@
 import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
-import { ApiErrors } from '../../platform/http/openapi';
+import { ApiErrors, PROVIDER_KEY_SCHEME } from '../../platform/http/openapi';
 import { PageQuery } from '../../platform/http/pagination';
 import { Public, SecretResponse } from '../../platform/http/public.decorator';
 import {
@@ -61,8 +61,8 @@ export class PriceFeedsController {
   @Capability('price-feeds', { authentication: 'provider-key: X-Provider-Key (the push key shown once when the provider was registered)' })
   @Post('providers/:provider_uuid/quotes')
   @Public()
+  @ApiSecurity(PROVIDER_KEY_SCHEME)
   @HttpCode(200)
-  @ApiHeader({ name: 'X-Provider-Key', required: true, description: 'The provider\'s push key.' })
   @ApiErrors(401)
   @ApiOperation({ summary: 'A provider pushes quotes (its own key, not a session); each updates every feed that lists its source.' })
   @ApiOkResponse({ type: PushQuotesReceipt })

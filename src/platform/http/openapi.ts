@@ -2,7 +2,8 @@
  * The OpenAPI document, generated from the controllers and the DTO classes the validation pipe uses, so it cannot
  * drift from what the server enforces. Built the same way for `/api/v1/openapi.json` and for `npm run openapi`
  * (which writes docs/openapi.json without listening). Conventions applied here, in one place:
- * - every operation needs the bearer token unless its route is @Public(), which gets `security: []`;
+ * - every operation needs the bearer token unless its route is @Public(), which gets `security: []`, or, when it
+ *   takes a credential of its own (@ApiSecurity), that scheme's requirement (the price providers' X-Provider-Key);
  * - the operationId is the controller method's name (unique across the API, checked here), so a generated client
  *   reads `placeOrder`, `cancelOrders`, `listNotifications`;
  * - one tag per module, described.
@@ -30,6 +31,12 @@ export const OPENAPI_TAGS: Record<string, string> = {
   health: 'Liveness and readiness.',
   capabilities: 'The capability registry: every operation of this platform, its contract and business context, generated from the served routes.',
 };
+
+/**
+ * The price providers' push key (`hcpk_…`, shown once at registration), sent as the X-Provider-Key header to the
+ * provider's quotes route instead of a session: an apiKey scheme, so a generated client sends it.
+ */
+export const PROVIDER_KEY_SCHEME = 'providerKey';
 
 /** Marker: error statuses a route gives beyond the platform's conventions (see applyConventions). */
 const ERRORS_EXTENSION = 'x-platform-errors';
@@ -72,6 +79,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addServer('/', 'This server')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An opaque session token from POST /api/v1/auth/sessions (or a workload token from POST /api/v1/auth/token).' }, 'bearer')
     .addSecurityRequirements('bearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Provider-Key', description: "A price provider's push key (hcpk_…, shown once when the provider was registered): the only credential of its quotes route, instead of a session." }, PROVIDER_KEY_SCHEME)
     .build();
   const ids = new Map<string, string>();
   const document = SwaggerModule.createDocument(app, config, {
@@ -90,7 +98,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     for (const [method, operation] of Object.entries(item) as Array<[string, Record<string, unknown>]>) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       const isPublic = operation[PUBLIC_EXTENSION] === true;
-      if (isPublic) operation.security = [];
+      // A public route takes no session; one with a credential of its own (@ApiSecurity) requires that instead.
+      if (isPublic && !(Array.isArray(operation.security) && operation.security.length > 0)) operation.security = [];
       const extra = ((operation[ERRORS_EXTENSION] as number[] | undefined) ?? []).map(String);
       applyConventions(path, method, operation as unknown as OperationShape, { isPublic, secretResponse: operation[SECRET_RESPONSE_EXTENSION] === true, extra });
       delete operation[ERRORS_EXTENSION];

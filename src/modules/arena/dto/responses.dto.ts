@@ -2,7 +2,7 @@
  * Answers of the arena administration routes, each in the seeds' ArenaAdminResponse envelope: exactly
  * `{ "success": true, "data": … }`, data a projection of the caller's tenant.
  */
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { HEX32_ID } from '../../../platform/http/api-properties';
 import { SEASON_STATUSES } from '../domain/season';
 
@@ -50,21 +50,26 @@ export class ArenaSeasonList {
   @ApiPropertyOptional({ description: 'Opaque; omitted when the list is complete.' }) next_cursor?: string;
 }
 
-export class ArenaSeasonResponse {
-  @ApiProperty({ enum: [true] }) success!: true;
-  @ApiProperty({ type: ArenaSeason }) data!: ArenaSeason;
-}
-
-export class ArenaSeasonListResponse {
-  @ApiProperty({ enum: [true] }) success!: true;
-  @ApiProperty({ type: ArenaSeasonList }) data!: ArenaSeasonList;
-}
-
 export class ArenaCommandReceipt {
   @ApiProperty(HEX32_ID) id!: string;
 }
 
-export class ArenaReceiptResponse {
-  @ApiProperty({ enum: [true] }) success!: true;
-  @ApiProperty({ type: ArenaCommandReceipt }) data!: ArenaCommandReceipt;
+/**
+ * The seeds' ArenaAdminResponse (001): `success` (true) and `data`, the tenant-scoped projection the operation
+ * answers — a season (ArenaSeason), a page of seasons (ArenaSeasonList), or a command's `{ id }` (ArenaCommandReceipt)
+ * when its read model had not caught up in time (202). One component, generic over its data; each operation says
+ * which data it answers.
+ */
+export class ArenaAdminResponse {
+  @ApiProperty({ type: 'boolean', enum: [true] }) success!: true;
+  @ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(ArenaSeason) }, { $ref: getSchemaPath(ArenaSeasonList) }, { $ref: getSchemaPath(ArenaCommandReceipt) }],
+    description: 'The tenant-scoped projection: a season, a page of seasons, or (202) the id a pending command acted on.',
+  })
+  data!: ArenaSeason | ArenaSeasonList | ArenaCommandReceipt;
 }
+
+/** The descriptions of the arena's answers: which data each carries. */
+export const ARENA_SEASON_ANSWER = 'ArenaAdminResponse whose data is the season (ArenaSeason).';
+export const ARENA_LIST_ANSWER = 'ArenaAdminResponse whose data is a page of seasons (ArenaSeasonList).';
+export const ARENA_COMMAND_ANSWER = `Done; the read models this command affects include it: ${ARENA_SEASON_ANSWER}`;

@@ -109,6 +109,19 @@ export class RuntimeSourceResponse {
   @ApiProperty() path!: string;
 }
 
+/**
+ * The seeds' LegacyCapabilitySource (001 names it, its fields "not shown"; ours): a route of a legacy service an
+ * operation replaces — which service, and its method and path there. This platform replaces none, so the list is
+ * always empty; the shape says what an entry would be.
+ */
+@ApiSchema({ name: 'LegacyCapabilitySource' })
+export class LegacyCapabilitySourceResponse {
+  @ApiProperty({ example: 'http-route', description: 'What the legacy source is (http-route).' }) kind!: string;
+  @ApiProperty({ description: 'The legacy service the route belonged to.' }) system!: string;
+  @ApiProperty({ description: 'Its HTTP method there.' }) method!: string;
+  @ApiProperty({ description: 'Its path there.' }) path!: string;
+}
+
 @ApiSchema({ name: 'CapabilityOperation' })
 export class CapabilityOperationResponse {
   @ApiProperty({ description: 'The OpenAPI operationId (planned: the catalogue id).' }) id!: string;
@@ -126,7 +139,7 @@ export class CapabilityOperationResponse {
   @ApiProperty({ enum: ['implemented', 'planned'] }) status!: string;
   @ApiProperty({ enum: ['seed-path', 'platform-extension'], description: 'seed-path: one of the four paths the seeds give; platform-extension: ours.' }) parity!: string;
   @ApiProperty(STRINGS) sourceKinds!: string[];
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Always empty: this platform replaces no legacy service.' }) legacySources!: object[];
+  @ApiProperty({ type: [LegacyCapabilitySourceResponse], description: 'Always empty: this platform replaces no legacy service.' }) legacySources!: LegacyCapabilitySourceResponse[];
   @ApiProperty({ type: [RuntimeSourceResponse] }) runtimeSources!: RuntimeSourceResponse[];
   @ApiProperty({ type: CapabilityContractResponse }) contract!: CapabilityContractResponse;
   @ApiProperty({ type: CapabilityBusinessContextResponse }) businessContext!: CapabilityBusinessContextResponse;

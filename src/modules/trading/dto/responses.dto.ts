@@ -4,6 +4,7 @@
  */
 import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { HEX32_ID } from '../../../platform/http/api-properties';
+import { CanonicalOrder } from './canonical.dto';
 
 const DECIMAL = { type: String, pattern: '^-?[0-9]+(\\.[0-9]+)?$', example: '64000.500000000000000000' } as const;
 
@@ -61,7 +62,7 @@ export class PlacedCanonicalOrderResponse {
   @ApiProperty() external_reference!: string;
   @ApiProperty({ type: 'integer', minimum: 0 }) leverage!: number;
   @ApiProperty() reduce_only!: boolean;
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Always empty: combos are not supported.', maxItems: 0 }) combos!: object[];
+  @ApiProperty({ type: 'array', items: { $ref: getSchemaPath(CanonicalOrder) }, description: 'Canonical orders (seeds 001, CanonicalOrder.combos); always empty: combos are not supported.', maxItems: 0 }) combos!: CanonicalOrder[];
   @ApiProperty({ ...DECIMAL, nullable: true }) limit_price!: string | null;
   @ApiProperty({ ...DECIMAL, nullable: true }) quantity!: string | null;
   @ApiProperty({ ...DECIMAL, nullable: true }) trigger_price!: string | null;
