@@ -14,6 +14,8 @@
  *   a list page (GET orders, 100 rows)    p50 <= 2x GET /health/live's p50
  *   GET /health/live while orders flow    p99 <= 5x the quiet probe's p50 (a second client places orders back to back
  *                                         meanwhile; against its own p50 it would pass however long every probe waited)
+ *   GET /health/live while a 6,000-order  p99 and max <= 5 ms longer than the same probe on the same node without a
+ *   book's engine snapshot is taken       snapshot (snapshotProbe below; LATENCY_ONLY=snapshot runs this figure alone)
  *
  * With SERVER_TIMING on, the platform answers a Server-Timing header naming its stages (src/platform/http/
  * server-timing.ts); the placement's stages are printed as medians, so the next person knows what to attack, and as
@@ -37,6 +39,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { registerTrader } from '../support/traders';
+import { MatchingEngineHost } from '../../src/modules/trading/engine-host';
 import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, setBareCommit, setBarePage, settle, startBareApp } from './http-harness';
 import type { ClientRequest, RunAnswer } from './latency-client';
 import { placementSetupFactory } from './order-flow';
@@ -48,6 +51,10 @@ const WARMUP = scaled(300);
 const ORDERS_PATH = '/api/v1/api/v1/mtf/orders';
 const CANCEL_PATH = '/api/v1/api/v1/mtf/cancel';
 const LIVE_PATH = '/health/live';
+/** The resting orders of the snapshot figure's book (a busy market's, issue: snapshots stop the node). */
+const SNAPSHOT_BOOK = 6000;
+/** The snapshot figure's target: a probe sent while a snapshot is taken waits at most this much longer (ms). */
+const SNAPSHOT_TARGET_MS = 5;
 
 interface Percentiles {
   p50: number;
@@ -315,6 +322,91 @@ function printStages(title: string, answer: RunAnswer): void {
   for (const s of stageMedians(answer.timings, answer.latencies)) log(`      ${pad(s.stage, 36)} p50 ${padL(fmt(s.p50), 7)} ms  p99 ${padL(fmt(s.p99), 7)} ms`);
 }
 
+/**
+ * What a busy market's engine snapshot does to the node's other requests: a node of its own whose BTC-PERP book holds
+ * SNAPSHOT_BOOK resting orders (placed over HTTP by 16 clients, ENGINE_SNAPSHOT_EVERY at its maximum so none is taken
+ * meanwhile), probed with GET /health/live one request at a time, quiet, then while the engine's snapshot is taken
+ * over and over (MatchingEngineHost.snapshotNow, 20 ms apart, each taken whole: built, serialized, committed). The
+ * probes whose time overlapped a snapshot are compared with the quiet run's: p99 and max, and their differences.
+ */
+async function snapshotProbe(dir: string): Promise<{ quiet: Measured; during: number[]; snapshots: number[]; overlapped: number; bytes: number }> {
+  const dataDir = join(dir, 'snapshot');
+  mkdirSync(dataDir);
+  const node = await startTestApp({ ...BENCH_APP_ENV, DATA_DIR: dataDir, ENGINE_SNAPSHOT_EVERY: '1000000' });
+  const clients: Client[] = [];
+  try {
+    await node.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = baseUrl(node.app);
+    const trader = await registerTrader(node);
+    const market = (await node.app.inject({ method: 'GET', url: '/api/v1/api/v1/mtf/markets', headers: trader })).json().response['BTC-PERP'].market_uuid as string;
+    const placers = await Promise.all(Array.from({ length: 16 }, () => Client.open(url)));
+    clients.push(...placers);
+    await Promise.all(
+      placers.map((placer, k) => {
+        const next = placementSetupFactory();
+        const count = Math.floor(SNAPSHOT_BOOK / placers.length) + (k < SNAPSHOT_BOOK % placers.length ? 1 : 0);
+        return placer.run('book placements', Array.from({ length: count }, () => ({ method: 'POST', path: ORDERS_PATH, headers: { ...JSON_HEADERS, ...trader }, body: next({}).body })), 201);
+      }),
+    );
+    const host = node.app.get(MatchingEngineHost);
+    const engine = host.engine(market);
+    const resting = engine ? engine.snapshot().bids.length : 0;
+    if (resting !== SNAPSHOT_BOOK) throw new Error(`the snapshot figure's book holds ${resting} orders, expected ${SNAPSHOT_BOOK}`);
+    const client = await Client.open(url);
+    clients.push(client);
+    const probes: ClientRequest[] = Array.from({ length: REQUESTS * 2 }, () => ({ method: 'GET', path: LIVE_PATH }));
+    await client.run('warm-up liveness', probes.slice(0, WARMUP), 200);
+    // Warm the snapshot path too (a first snapshot may start threads, compile code): not measured.
+    for (let i = 0; i < 3; i++) if (!(await host.snapshotNow(market))) throw new Error('the engine took no snapshot');
+    await settle();
+    const quiet = await client.run('liveness, no snapshot', probes, 200);
+    await settle();
+    const now = (): number => performance.timeOrigin + performance.now();
+    const spans: Array<{ start: number; end: number }> = [];
+    let stop = false;
+    const snapshotting = (async () => {
+      while (!stop) {
+        const start = now();
+        if (!(await host.snapshotNow(market))) throw new Error('the engine took no snapshot');
+        spans.push({ start, end: now() });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    let busy: Measured;
+    try {
+      busy = await client.run('liveness while snapshots are taken', probes, 200);
+    } finally {
+      stop = true;
+      await snapshotting;
+    }
+    // The probes whose time (from the request's first byte to the answer's last) overlapped a snapshot's.
+    const during = busy.latencies.filter((latency, i) => {
+      const end = busy.endedAt[i];
+      const start = end - latency / 1000;
+      return spans.some((s) => s.start < end && s.end > start);
+    });
+    const [last] = await node.app.get<EventStore>(EVENT_STORE).readStream(`mtf-engine-snapshot-${market}`, { direction: 'backwards', maxCount: 1 });
+    return { quiet, during, snapshots: spans.map((s) => (s.end - s.start) * 1000), overlapped: during.length, bytes: JSON.stringify(last.data).length };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+    await node.close().catch(() => undefined);
+  }
+}
+
+/** Prints the snapshot figure and adds its rows to the summary (the row with the target: the probes during snapshots). */
+function snapshotRows(figure: Awaited<ReturnType<typeof snapshotProbe>>, row: (name: string, p: Percentiles, cpu: number | null, checks?: Array<{ what: string; ok: () => boolean }>) => void): void {
+  const quiet = percentiles(figure.quiet.latencies);
+  const during = percentiles(figure.during.length > 0 ? figure.during : [0]);
+  const took = percentiles(figure.snapshots);
+  log(`   a ${SNAPSHOT_BOOK}-order book's engine snapshot (${(figure.bytes / 1e6).toFixed(2)} MB of JSON): ${figure.snapshots.length} taken, each p50 ${fmt(took.p50)} ms, max ${fmt(took.max)} ms from start to durable`);
+  row(`GET /health/live, ${SNAPSHOT_BOOK}-order book, no snapshot`, quiet, figure.quiet.cpuPerRequest);
+  row(`  the same while snapshots are taken (${figure.overlapped})`, during, null, [
+    { what: `p99 <= quiet p99 + ${SNAPSHOT_TARGET_MS} ms`, ok: () => during.p99 - quiet.p99 <= SNAPSHOT_TARGET_MS * 1000 },
+    { what: `max <= quiet max + ${SNAPSHOT_TARGET_MS} ms`, ok: () => during.max - quiet.max <= SNAPSHOT_TARGET_MS * 1000 },
+  ]);
+  log(`      longer than without a snapshot: p99 by ${fmt(during.p99 - quiet.p99)} ms, max by ${fmt(during.max - quiet.max)} ms (target <= ${SNAPSHOT_TARGET_MS} ms)`);
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'latency-bench-'));
   const dataDir = join(dir, 'data');
@@ -349,8 +441,29 @@ async function main(): Promise<void> {
           (cpu === null ? '' : `  server CPU ${padL(fmt(cpu), 6)} ms/request`),
       );
     };
+    const summary = (): void =>
+      printSummary(
+        ['scenario', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'p50 / floor p50', 'p99 / floor p50', 'target', 'result'],
+        rows.map((r) => [
+          r.name,
+          fmt(r.p.p50),
+          fmt(r.p.p99),
+          r.cpu === null ? '—' : fmt(r.cpu),
+          `${(r.p.p50 / floor.p50).toFixed(1)}x`,
+          `${(r.p.p99 / floor.p50).toFixed(1)}x`,
+          r.checks.map((c) => c.what).join('; ') || '—',
+          r.checks.length === 0 ? 'reference' : r.checks.every((c) => c.ok()) ? 'PASS' : `BELOW (${r.checks.filter((c) => !c.ok()).map((c) => c.what).join('; ')})`,
+        ]),
+        new Set([1, 2, 3, 4, 5]),
+      );
     log();
     row('floor: durable 1-row SQLite commit', floorBefore, null);
+    if (process.env.LATENCY_ONLY === 'snapshot') {
+      snapshotRows(await snapshotProbe(dir), row);
+      log();
+      summary();
+      return;
+    }
     const floors = await commandFloors(dir, () => nextOrder({}).body);
     row('bare NestJS-on-Fastify POST (answers {})', percentiles(floors.bare.latencies), floors.bare.cpuPerRequest);
     row('  the same + 2 durable commits (order, engine)', percentiles(floors.committed.latencies), floors.committed.cpuPerRequest);
@@ -428,6 +541,8 @@ async function main(): Promise<void> {
     // Against the quiet probe's p50: a ratio to its own p50 would pass however long every probe waited behind orders.
     row(`GET /health/live (${flowed} orders placed meanwhile)`, liveBusy, null, [{ what: 'p99 <= 5x quiet liveness p50', ok: () => liveBusy.p99 <= 5 * liveQuiet.p50 }]);
     log();
+    snapshotRows(await snapshotProbe(dir), row);
+    log();
     // What the runs appended, per type: the durable commits behind each request (its own, the engine's, the rater's).
     const byType = new Map<string, number>();
     const store = platform.app.get<EventStore>(EVENT_STORE);
@@ -441,20 +556,7 @@ async function main(): Promise<void> {
     log(`   the log after the runs: ${[...byType].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([type, n]) => `${type} ${n}`).join(', ')}`);
     log();
 
-    printSummary(
-      ['scenario', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'p50 / floor p50', 'p99 / floor p50', 'target', 'result'],
-      rows.map((r) => [
-        r.name,
-        fmt(r.p.p50),
-        fmt(r.p.p99),
-        r.cpu === null ? '—' : fmt(r.cpu),
-        `${(r.p.p50 / floor.p50).toFixed(1)}x`,
-        `${(r.p.p99 / floor.p50).toFixed(1)}x`,
-        r.checks.map((c) => c.what).join('; ') || '—',
-        r.checks.length === 0 ? 'reference' : r.checks.every((c) => c.ok()) ? 'PASS' : `BELOW (${r.checks.filter((c) => !c.ok()).map((c) => c.what).join('; ')})`,
-      ]),
-      new Set([1, 2, 3, 4, 5]),
-    );
+    summary();
   } finally {
     await Promise.all(clients.map((c) => c.close()));
     if (platform) await platform.close().catch(() => undefined);

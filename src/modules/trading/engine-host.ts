@@ -53,6 +53,8 @@ class MarketWorker {
   /** Orders and stops the latest snapshot held: what writing the next one will cost, roughly. */
   private snapshotSize = 0;
   private subscription: EventSubscription | null = null;
+  /** A batch's append under way: until it lands, the engine is ahead of `revision` (no snapshot may be taken). */
+  private appending: Promise<unknown> | null = null;
   private readonly lease: LeaseLoop;
   private readonly waiters = new Set<{ position: bigint; resolve: (p: EngineProgress) => void }>();
 
@@ -193,14 +195,29 @@ class MarketWorker {
       for (const decided of engine.decide(input)) events.push({ event_id: newId(), type: decided.type, data: decided.data as unknown as JsonObject, metadata });
     }
     if (events.length === 0) return;
-    const result = await this.host.store.append(engineStream(market_uuid), events, this.revision === null ? 'no_stream' : this.revision);
+    const appending = this.host.store.append(engineStream(market_uuid), events, this.revision === null ? 'no_stream' : this.revision);
+    this.appending = appending;
+    let result;
+    try {
+      result = await appending;
+    } finally {
+      this.appending = null;
+    }
     this.revision = result.next_revision;
     this.appendedPosition = result.position;
     if (result.next_revision - (this.snapshotRevision ?? -1n) >= snapshotInterval(this.host.snapshotEvery, this.snapshotSize)) await this.takeSnapshot(engine);
   }
 
+  /** Takes a snapshot now, at the engine's last appended revision (the benchmark, tests); false when none was written. */
+  async snapshotNow(): Promise<boolean> {
+    while (this.appending) await this.appending.catch(() => undefined);
+    const engine = this.engine;
+    if (this.state !== 'running' || !engine || this.revision === null) return false;
+    return this.takeSnapshot(engine);
+  }
+
   /** A cache of the engine state: losing one only lengthens the next start-up. */
-  private async takeSnapshot(engine: MarketEngine): Promise<void> {
+  private async takeSnapshot(engine: MarketEngine): Promise<boolean> {
     const revision = this.revision!;
     const snapshot = engine.snapshot();
     try {
@@ -211,8 +228,10 @@ class MarketWorker {
       );
       this.snapshotRevision = revision;
       this.snapshotSize = snapshotSize(snapshot);
+      return true;
     } catch (error) {
       this.host.logger.warn({ market_uuid: this.market.market_uuid, err: error }, 'engine snapshot not written');
+      return false;
     }
   }
 }
@@ -361,6 +380,15 @@ export class MatchingEngineHost implements OnApplicationBootstrap, OnModuleDestr
   engine(market_uuid: string): MarketEngine | null {
     const w = this.workers.get(market_uuid);
     return w?.state === 'running' ? w.engine : null;
+  }
+
+  /**
+   * Takes a snapshot of the market's engine now, when this node runs it (at its last appended revision, after a batch
+   * under way lands): for the benchmark and tests. True when one was written.
+   */
+  async snapshotNow(market_uuid: string): Promise<boolean> {
+    const w = this.workers.get(market_uuid);
+    return w?.state === 'running' ? w.snapshotNow() : false;
   }
 
   /**
