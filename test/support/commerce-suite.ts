@@ -216,7 +216,7 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
       expect(p.status).toBe(201);
       expect(p.json).toMatchObject({ state: 'AUTHORIZATION_REQUIRED', version: 0, amount: '29.99', funds_movement_available: false });
       expect((await rail(p.json.payment_uuid, 'settle')).json.error.code).toBe('STATE_CONFLICT');
-      expect((await call('POST', `/api/v1/commerce/admin/payments/${p.json.payment_uuid}/rail`, owner, { transition: 'authorize' })).status).toBe(404);
+      expect((await call('POST', `/api/v1/commerce/admin/payments/${p.json.payment_uuid}/rail`, owner, { transition: 'authorize' })).status).toBe(403);
       expect((await rail(p.json.payment_uuid, 'authorize')).json).toMatchObject({ state: 'AUTHORIZED', version: 1 });
       expect((await call('GET', `/api/v1/commerce/invoices/${invoice.invoice_uuid}`, owner)).json).toMatchObject({ status: 'PROCESSING', version: 1, actions: [] });
       for (const step of ['submit', 'settle']) expect((await rail(p.json.payment_uuid, step)).status).toBe(200);

@@ -7,7 +7,7 @@ import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, OptionalPrincipal, type Principal } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, OptionalPrincipal, type Principal } from '../../platform/auth/principal';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import { ApiPendingReadBack } from '../../platform/http/openapi';
 import { Public } from '../../platform/http/public.decorator';
@@ -48,6 +48,7 @@ export class AssetCollectionsController {
   }
 
   @Capability('collections', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post()
   @ApiOperation({ summary: 'Register a collection (platform admins): DRAFT, with its metadata and metadata_hash.' })
   @ApiCreatedResponse({ type: AssetCollection })
@@ -57,6 +58,7 @@ export class AssetCollectionsController {
   }
 
   @Capability('collections', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post(':collection_uuid/activate')
   @HttpCode(200)
   @ApiOperation({ summary: 'DRAFT → ACTIVE (platform admins): admitted to the listing.' })
@@ -67,6 +69,7 @@ export class AssetCollectionsController {
   }
 
   @Capability('collections', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post(':collection_uuid/suspend')
   @HttpCode(200)
   @ApiOperation({ summary: 'ACTIVE → SUSPENDED (platform admins): out of the listing.' })
@@ -77,6 +80,7 @@ export class AssetCollectionsController {
   }
 
   @Capability('collections', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post(':collection_uuid/reinstate')
   @HttpCode(200)
   @ApiOperation({ summary: 'SUSPENDED → ACTIVE (platform admins).' })
@@ -87,6 +91,7 @@ export class AssetCollectionsController {
   }
 
   @Capability('collections', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post(':collection_uuid/retire')
   @HttpCode(200)
   @ApiOperation({ summary: 'SUSPENDED → RETIRED (platform admins); final.' })

@@ -3,7 +3,7 @@ import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
 import { pageLimit } from '../../platform/http/pagination';
 import { GrantAuditor, RevokeAuditor } from './audit.commands';
 import { GetLatestCheckpoint, ListAuditors, ListStreamEvents } from './audit.queries';
@@ -39,6 +39,7 @@ export class AuditController {
   }
 
   @Capability('auditors', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Get('auditors')
   @ApiOperation({ summary: 'Profiles holding the AUDITOR role (platform admin).' })
   @ApiOkResponse({ type: AuditorListResponse })
@@ -47,6 +48,7 @@ export class AuditController {
   }
 
   @Capability('auditors', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('auditors')
   @ApiOperation({ summary: 'Grant the AUDITOR role to a profile (platform admin); granting it again changes nothing.' })
   @ApiErrors(404)
@@ -56,6 +58,7 @@ export class AuditController {
   }
 
   @Capability('auditors', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('auditors/:profile_uuid/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke the AUDITOR role (platform admin).' })

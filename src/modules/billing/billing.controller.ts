@@ -7,7 +7,7 @@ import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { AdjustCredits, CancelSubscription, DefineBillingProduct, ReportTopupPayment, RequestTopup, RetireBillingProduct, StartSubscription } from './commands';
@@ -69,6 +69,7 @@ export class BillingController {
   }
 
   @Capability('products', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('products')
   @ApiOperation({ summary: 'Define a product (platform admins): a PLAN granting credits every interval, or a TOPUP of non-expiring credits.' })
   @ApiCreatedResponse({ type: BillingProductResponse })
@@ -78,6 +79,7 @@ export class BillingController {
   }
 
   @Capability('products', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('products/:code/retire')
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop selling a product (platform admins); running subscriptions keep it until cancelled.' })
@@ -148,6 +150,7 @@ export class BillingController {
   }
 
   @Capability('top-ups', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('admin/topups/:topup_id/rail')
   @HttpCode(200)
   @ApiOperation({ summary: 'The payment rail\'s report on a top-up (platform admins; the simulated rail\'s callback): SETTLED, FAILED or REVERSED.' })

@@ -100,6 +100,6 @@ export class CommerceAccess {
   }
 
   requirePlatformAdmin(principal: Principal): void {
-    if (principal.platform_role !== 'ADMIN') throw new PlatformError('NOT_FOUND', 'No such route.');
+    if (principal.platform_role !== 'ADMIN') throw new PlatformError('FORBIDDEN', 'Only platform admins may call this operation.');
   }
 }

@@ -7,7 +7,7 @@ import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import {
@@ -248,6 +248,7 @@ export class CommerceController {
   }
 
   @Capability('payments', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('admin/payments/:payment_uuid/rail')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated rail reports a payment\'s move (platform admins): authorize, submit, settle, fail.' })
@@ -344,6 +345,7 @@ export class CommerceController {
   }
 
   @Capability('settlement', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('admin/settlement-intents/:settlement_intent_uuid/treasury')
   @HttpCode(200)
   @ApiOperation({ summary: 'The treasury and the simulated rail move a settlement intent (platform admins): approve, submit, confirm, fail.' })

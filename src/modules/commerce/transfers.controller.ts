@@ -8,7 +8,7 @@ import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import {
@@ -113,6 +113,7 @@ export class TransfersController {
   }
 
   @Capability('compliance', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('admin/:transfer_uuid/screening')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated screening reports (platform admins): CLEAR moves on, FLAGGED holds it for compliance.' })
@@ -124,6 +125,7 @@ export class TransfersController {
   }
 
   @Capability('compliance', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('admin/:transfer_uuid/governance')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated governance reports a decision on the proposal or the MPC request (platform admins).' })
@@ -135,6 +137,7 @@ export class TransfersController {
   }
 
   @Capability('transfers', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('admin/:transfer_uuid/rail')
   @HttpCode(200)
   @ApiOperation({ summary: 'The simulated rail reports a transfer\'s move (platform admins): submit, confirm, fail.' })
@@ -174,6 +177,7 @@ export class RecipientKeysController {
   }
 
   @Capability('travel-rule')
+  @PlatformAdminOnly()
   @Post()
   @ApiOperation({ summary: 'Register a receiving institution\'s X25519 public key (platform admins).' })
   @ApiCreatedResponse({ type: RecipientKeyResponse })
@@ -191,6 +195,7 @@ export class RecipientKeysController {
   }
 
   @Capability('travel-rule')
+  @PlatformAdminOnly()
   @Post(':recipient_key_id/rotate')
   @ApiOperation({ summary: 'Rotate a key: its successor is registered and it is RETIRED, pointing at it (platform admins).' })
   @ApiCreatedResponse({ type: RecipientKeyResponse })
@@ -200,6 +205,7 @@ export class RecipientKeysController {
   }
 
   @Capability('travel-rule')
+  @PlatformAdminOnly()
   @Post(':recipient_key_id/retire')
   @HttpCode(200)
   @ApiOperation({ summary: 'Retire a key: envelopes can no longer name it (platform admins).' })

@@ -4,7 +4,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { CurrentPrincipal, PRINCIPAL_RESOLVER, type Principal, type PrincipalResolver } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, PRINCIPAL_RESOLVER, type Principal, type PrincipalResolver } from '../../platform/auth/principal';
 import { PlatformError } from '../../platform/errors';
 import { PageQuery, pageLimit } from '../../platform/http/pagination';
 import { Public, SecretResponse } from '../../platform/http/public.decorator';
@@ -275,6 +275,7 @@ export class IdentityController {
 
   // --- erasure -------------------------------------------------------------------------------------------------------
   @Capability('account-closure', { exposure: 'restricted', stepUp: 'ACCOUNT_ERASURE' })
+  @PlatformAdminOnly()
   @Post('identity/admin/accounts/:profile_uuid/erasure')
   @HttpCode(200)
   @ApiOperation({

@@ -7,7 +7,7 @@ import { Capability } from '../../platform/capabilities/capability';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
 import { ApiErrors, PROVIDER_KEY_SCHEME } from '../../platform/http/openapi';
 import { PageQuery } from '../../platform/http/pagination';
 import { Public, SecretResponse } from '../../platform/http/public.decorator';
@@ -25,6 +25,7 @@ export class PriceFeedsController {
   ) {}
 
   @Capability('price-feeds', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post()
   @ApiOperation({ summary: 'Create a composite price feed (platform admins): 1-16 sources, a mode, its bounds.' })
   @ApiErrors(404)
@@ -50,6 +51,7 @@ export class PriceFeedsController {
   }
 
   @Capability('price-feeds', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('providers')
   @SecretResponse()
   @ApiOperation({ summary: 'Register a price provider (platform admins): its push key is shown once.' })

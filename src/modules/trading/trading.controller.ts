@@ -13,7 +13,7 @@ import { orderWire } from '../../../projections/trading-orders/order-wire';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
 import { ValidationFailed } from '../../platform/errors';
 import { BindMarketPriceFeedRequest, ChangeMarketFlagsRequest, CreateMarketRequest, MarketParam } from './dto/market.dto';
 import { BindMarketPriceFeed, ChangeMarketFlags, CreateMarket, ListMarkets, marketWire } from './markets';
@@ -69,6 +69,7 @@ export class MtfController {
   }
 
   @Capability('markets', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('markets')
   @ApiOperation({ summary: 'Create a market (platform admin).' })
   @ApiCreatedResponse({ type: MarketListResponse, description: 'The market, under its symbol.' })
@@ -111,6 +112,7 @@ export class MtfController {
   }
 
   @Capability('markets', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('markets/:market_uuid/flags')
   @HttpCode(200)
   @ApiOperation({ summary: 'Halt or resume a market, or change its flags (platform admin).' })
@@ -124,6 +126,7 @@ export class MtfController {
   }
 
   @Capability('markets', { exposure: 'restricted' })
+  @PlatformAdminOnly()
   @Post('markets/:market_uuid/price-feed')
   @HttpCode(200)
   @ApiOperation({ summary: "Bind a market to a composite price feed: its index and mark price, and what its stops trigger on (platform admin)." })

@@ -2,6 +2,7 @@
  * The global auth guard: every route needs a live bearer token unless marked @Public(). Tokens are looked up by
  * their SHA-256 only; the principal becomes the request context's actor and tenant (event metadata, idempotency).
  * An agent's workload token (prefix hcwt_) reaches only routes marked @WorkloadAllowed(): everything else is 403.
+ * A route marked @PlatformAdminOnly() answers anyone but a platform admin 403 here, before any pipe validates it.
  */
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -9,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { PlatformError } from '../errors';
 import { IS_PUBLIC } from '../http/public.decorator';
-import { bearerToken, PRINCIPAL_RESOLVER, WORKLOAD_ALLOWED, WORKLOAD_PRINCIPAL_RESOLVER, WORKLOAD_TOKEN_PREFIX, type PrincipalResolver } from './principal';
+import { bearerToken, PLATFORM_ADMIN_ONLY, PRINCIPAL_RESOLVER, WORKLOAD_ALLOWED, WORKLOAD_PRINCIPAL_RESOLVER, WORKLOAD_TOKEN_PREFIX, type PrincipalResolver } from './principal';
 import { markStage } from '../observability/server-timing';
 
 @Injectable()
@@ -38,6 +39,9 @@ export class PlatformAuthGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (principal.workload && !isPublic && this.reflector.getAllAndOverride<boolean>(WORKLOAD_ALLOWED, targets) !== true) {
       throw new PlatformError('FORBIDDEN', "An agent's workload token may only evaluate and create intents for its own binding and read its budget.");
+    }
+    if (principal.platform_role !== 'ADMIN' && this.reflector.getAllAndOverride<boolean>(PLATFORM_ADMIN_ONLY, targets) === true) {
+      throw new PlatformError('FORBIDDEN', 'Only platform admins may call this operation.');
     }
     request.principal = principal;
     const ctx = request.platformContext;

@@ -2,7 +2,8 @@
  * Who is calling. The global guard resolves the bearer token through the identity module's PrincipalResolver;
  * other modules read the principal (and never parse tokens themselves).
  */
-import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '../errors';
 import type { OneUseSpend } from '../command/command-executor';
@@ -32,6 +33,26 @@ export const WORKLOAD_PRINCIPAL_RESOLVER = Symbol('WORKLOAD_PRINCIPAL_RESOLVER')
 /** Marks a route an agent's workload token may call (the handler still checks the binding is the agent's own). */
 export const WORKLOAD_ALLOWED = 'platform:workloadAllowed';
 export const WorkloadAllowed = (): MethodDecorator & ClassDecorator => SetMetadata(WORKLOAD_ALLOWED, true);
+
+/**
+ * Marks a route only platform admins may call. The auth guard answers anyone else `403 FORBIDDEN` as soon as it knows
+ * the caller — before any pipe validates the request, so a non-admin learns nothing from a body or id error, and never
+ * a 404 that would say the route does not exist (an anonymous caller is still 401). The OpenAPI document marks the
+ * operation `x-platform-admin: true` and declares its 403 so; the capability registry adds a note.
+ */
+export const PLATFORM_ADMIN_ONLY = 'platform:platformAdminOnly';
+export const PLATFORM_ADMIN_EXTENSION = 'x-platform-admin';
+export const PlatformAdminOnly = (): MethodDecorator & ClassDecorator =>
+  applyDecorators(
+    SetMetadata(PLATFORM_ADMIN_ONLY, true),
+    ApiExtension(PLATFORM_ADMIN_EXTENSION, true),
+    ApiResponse({
+      status: 403,
+      description: 'FORBIDDEN: platform admins only; anyone else is refused before the request is validated. STEP_UP_REQUIRED: an admin without the step-up the route needs.',
+      schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+    }),
+  );
 
 export interface PrincipalResolver {
   /** The principal of a live session with this token hash, or null (unknown, expired, revoked). */
