@@ -2,7 +2,9 @@
  * The README's "Trying it" walk through a client generated from docs/openapi.json (openapi-generator, typescript-fetch),
  * compiled with tsc --strict: every call and every result is typed by the document alone. Run by
  * test/integration/openapi-client-walk.spec.ts, which generates ./client next to this file:
- *   node walk.js <base URL> <DATA_DIR>     (DATA_DIR: the server's, for the activation token in the file mailbox)
+ *   node walk.js <base URL> <DATA_DIR> [<admin email> <admin password>]
+ * (DATA_DIR: the server's, for the activation token in the file mailbox; the platform admin registers a price
+ * provider, whose key the client then sends through the document's apiKey scheme)
  */
 import { readFileSync } from 'node:fs';
 import { Configuration, IdentityApi, NotificationsApi, TradingApi, type AccountNotification, type CanonicalOrderState } from './client';
@@ -22,7 +24,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 }
 
 async function main(): Promise<void> {
-  const [basePath, dataDir] = process.argv.slice(2);
+  const [basePath, dataDir, adminEmail, adminPassword] = process.argv.slice(2);
   const identity = new IdentityApi(new Configuration({ basePath }));
   const email = `walk-${Date.now()}@example.com`;
   const password = 'Walk-Through-Password-2026';
@@ -68,6 +70,19 @@ async function main(): Promise<void> {
   check(first.source === 'identity' && first.status === 'UNREAD' && page.unreadCount >= 1, `notification ${first.type}: ${first.title}`);
   const read = await notifications.markNotificationRead({ notificationUuid: first.notificationUuid });
   check(read.status === 'READ', 'notification read');
+
+  // A price provider pushes quotes with its own key, not a session: the document's apiKey scheme (providerKey,
+  // header X-Provider-Key) is what makes the generated client send it.
+  if (adminEmail && adminPassword) {
+    const admin = await identity.signIn({ loginRequest: { email: adminEmail, password: adminPassword } });
+    const provider = await new TradingApi(new Configuration({ basePath, accessToken: admin.accessToken })).registerPriceProvider({ registerPriceProviderRequest: { name: 'Walk venue' } });
+    check(provider.pushKey.length > 0, 'provider registered, its key shown once');
+    const quotes = { providerUuid: provider.providerUuid, pushQuotesRequest: { quotes: [{ providerSymbol: 'BTCUSD', price: '50123.5', publishedAt: new Date() }] } };
+    const pushed = await new TradingApi(new Configuration({ basePath, apiKey: (name: string) => (name === 'X-Provider-Key' ? provider.pushKey : '') })).pushPriceQuotes(quotes);
+    check(pushed.accepted === 1 && pushed.refused.length === 0, 'provider quotes accepted with the provider key');
+    const refused = await new TradingApi(new Configuration({ basePath })).pushPriceQuotes(quotes).then(() => 0, (e: { response?: { status: number } }) => e.response?.status ?? -1);
+    check(refused === 401, 'provider quotes without the key: 401');
+  }
   process.stdout.write('walk complete\n');
 }
 
