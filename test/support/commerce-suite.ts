@@ -208,6 +208,18 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
       expect((await call('GET', `/api/v1/commerce/invoices?merchant_uuid=${m.merchant_uuid}&colour=red`, owner)).status).toBe(400);
     });
 
+    it('invoices: a zero unit_price is a 400 naming its line, like any zero amount; a total rounded to zero is a 400 naming line_items', async () => {
+      const m = await activeMerchant('Free Lines Shop');
+      for (const zero of ['0', '0.00', '0.0']) {
+        const r = await call('POST', '/api/v1/commerce/invoices', owner, invoiceBody(m.merchant_uuid, { line_items: [{ description: 'Tea', quantity: '1', unit_price: '3.00' }, { description: 'Free sample', quantity: '1', unit_price: zero }] }));
+        expect([r.status, r.json.error?.code, r.json.error?.details]).toEqual([400, 'VALIDATION_FAILED', [{ field: 'line_items[1].unit_price', issue: expect.any(String) }]]);
+      }
+      // Positive inputs whose exact product rounds to zero at the asset's scale: the line is kept, the invoice is not.
+      const tiny = await call('POST', '/api/v1/commerce/invoices', owner, invoiceBody(m.merchant_uuid, { line_items: [{ description: 'Crumb', quantity: '0.1', unit_price: '0.01' }] }));
+      expect([tiny.status, tiny.json.error?.details]).toEqual([400, [{ field: 'line_items', issue: 'total is zero' }]]);
+      expect(Number((await rows('SELECT COUNT(*) AS n FROM commerce_invoices WHERE merchant_uuid = ?', [m.merchant_uuid]))[0].n)).toBe(0);
+    });
+
     it('payments: through the simulated rail to SETTLED; the invoice PROCESSING then PAID; the owner is told', async () => {
       const m = await activeMerchant('Paid Shop');
       const invoice = (await call('POST', '/api/v1/commerce/invoices', owner, invoiceBody(m.merchant_uuid))).json;

@@ -42,11 +42,13 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoice, Crea
     const asset = body.asset;
     const lines: InvoiceLine[] = body.line_items.map((l, i) => {
       const quantity = parseQuantity(l.quantity, `line_items[${i}].quantity`);
-      const unit = parseMoney(asset, l.unit_price, `line_items[${i}].unit_price`, { allowZero: true });
+      // A zero unit_price is refused like every zero amount (docs/commerce.md, "Amounts"): a 400 naming the line.
+      const unit = parseMoney(asset, l.unit_price, `line_items[${i}].unit_price`);
       return { description: l.description, quantity: amountText(quantity), unit_price: money(unit, asset), line_total: money(lineTotal(quantity, unit, asset), asset), product_uuid: l.product_uuid ?? null };
     });
     await this.checkProducts(body.merchant_uuid, asset, lines);
     const total = lines.reduce((sum, l) => sum + parseMoney(asset, l.line_total, 'line_total', { allowZero: true }), 0n);
+    // Positive lines can still round to zero at the asset's scale (0.1 × 0.01 USD): such an invoice is refused too.
     if (total <= 0n) throw new ValidationFailed('An invoice totals more than zero.', [{ field: 'line_items', issue: 'total is zero' }]);
     const expires_at = this.expiry(body.expires_at ?? null, now);
     const invoice_uuid = invoiceIdFor(body.merchant_uuid, body.external_order_reference);

@@ -155,10 +155,10 @@ export class InvoiceLineRequest {
   @ApiProperty({ maxLength: 200 }) @IsString() @Length(1, 200)
   description!: string;
 
-  @ApiProperty({ example: '2', description: 'Decimal string, up to 6 decimals.' }) @decimal()
+  @ApiProperty({ example: '2', description: 'Positive decimal string, up to 6 decimals (zero is a 400 naming the line).' }) @decimal()
   quantity!: string;
 
-  @ApiProperty({ example: '12.50', description: 'Decimal string at the invoice asset\'s scale.' }) @decimal()
+  @ApiProperty({ example: '12.50', description: 'Positive decimal string at the invoice asset\'s scale (zero is a 400 naming the line).' }) @decimal()
   unit_price!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, ...hex32Param('A product of the merchant') }) @OptionalNullable() @Matches(HEX32, hex32('product_uuid'))
