@@ -1,10 +1,12 @@
 /**
- * Billing accounts (docs/billing.md): each tenant's account folded with the decider's own `evolve` (the balance the
- * API shows is the balance the commands decide on), the usage rated per period, the top-ups and the adjustments.
+ * Billing accounts (docs/billing.md): each account (a tenant's, or one person's of the global tenant; keyed by its
+ * account key, src/modules/billing/domain/account-key.ts, the key its stream is named by) folded with the decider's own
+ * `evolve` (the balance the API shows is the balance the commands decide on), the usage rated per period, the top-ups
+ * and the adjustments.
  * The rater's reconciliation counts (`billing_rating_checks`) live beside them but are the rater's, written with its
  * checkpoint: a rebuild of this read model re-projects the rated usage and leaves them (and the rating) alone.
  */
-import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Table, TableColumn, TableIndex, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { formatPlain, parseDecimal } from '../../src/platform/decimal/fixed18';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
@@ -17,24 +19,28 @@ import { periodOf, type BillingEvent, type Topup } from '../../src/modules/billi
 import { foldStored, type StoredAccountState } from '../../src/modules/billing/domain/account-view';
 
 export interface AccountRow {
-  tenant_uuid: string;
+  account_key: string;
   account_id: string;
   period_ends_at: string;
   state: StoredAccountState;
 }
-export const ACCOUNTS: JsonRecordTable<AccountRow> = { table: 'billing_accounts', key: 'tenant_uuid', columns: ['account_id', 'period_ends_at'] };
+export const ACCOUNTS: JsonRecordTable<AccountRow> = { table: 'billing_accounts', key: 'account_key', columns: ['account_id', 'period_ends_at'] };
 
-export interface TopupRecord extends Topup {
+/** Whose account a top-up or adjustment is on: the tenant, and the person for a person's own account (absent before). */
+interface OnAccount {
   tenant_uuid: string;
+  profile_uuid?: string | null;
+}
+
+export interface TopupRecord extends Topup, OnAccount {
   rail_reference: string | null;
   settled_at: string | null;
   updated: string;
 }
 export const TOPUPS: JsonRecordTable<TopupRecord> = { table: 'billing_topups', key: 'topup_id', columns: ['tenant_uuid', 'status'] };
 
-export interface AdjustmentRecord {
+export interface AdjustmentRecord extends OnAccount {
   adjustment_id: string;
-  tenant_uuid: string;
   direction: 'CREDIT' | 'DEBIT';
   credits: string;
   reason: string;
@@ -80,7 +86,34 @@ export class BillingAccounts1764000011600 implements MigrationInterface {
   }
 }
 
-const tenantOf = (stream: string): string => stream.slice('billing-account-'.length);
+/**
+ * Accounts are keyed by their account key, no longer by tenant (a person of the global tenant has an account of their
+ * own): the key columns are renamed (a tenant's account keeps its key, its tenant's id, so every existing row stays
+ * right as it is), and top-ups and adjustments gain the key of their account (their tenant's, for every existing one).
+ */
+export class BillingAccountKeys1764000013900 implements MigrationInterface {
+  name = 'BillingAccountKeys1764000013900';
+  async up(q: QueryRunner): Promise<void> {
+    for (const t of ['billing_accounts', 'billing_usage_periods', 'billing_rating_checks']) await q.query(`ALTER TABLE ${t} RENAME COLUMN tenant_uuid TO account_key`);
+    for (const [t, old] of [['billing_topups', 'idx_billing_topups_tenant'], ['billing_adjustments', 'idx_billing_adjustments_tenant']]) {
+      await q.addColumn(t, new TableColumn({ name: 'account_key', type: 'varchar', length: '32', isNullable: true }));
+      await q.query(`UPDATE ${t} SET account_key = tenant_uuid`);
+      await q.dropIndex(t, old);
+      await q.createIndex(t, new TableIndex({ name: `${old.replace(/_tenant$/, '_account')}`, columnNames: ['account_key', 'position'] }));
+    }
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const [t, old] of [['billing_topups', 'idx_billing_topups_tenant'], ['billing_adjustments', 'idx_billing_adjustments_tenant']]) {
+      await q.dropIndex(t, old.replace(/_tenant$/, '_account'));
+      await q.dropColumn(t, 'account_key');
+      await q.createIndex(t, new TableIndex({ name: old, columnNames: ['tenant_uuid', 'position'] }));
+    }
+    for (const t of ['billing_accounts', 'billing_usage_periods', 'billing_rating_checks']) await q.query(`ALTER TABLE ${t} RENAME COLUMN account_key TO tenant_uuid`);
+  }
+}
+
+/** The account's key, from its stream's name (`billing-account-<key>`). */
+const keyOf = (stream: string): string => stream.slice('billing-account-'.length);
 
 export class BillingAccountsProjector implements Projector {
   readonly name = 'billing-accounts';
@@ -100,7 +133,7 @@ export class BillingAccountsProjector implements Projector {
    */
   async applyBatch(events: RecordedEvent[], tx: EntityManager): Promise<void> {
     const accounts = new Map<string, { row: AccountRow; stored: boolean; position: string }>();
-    const usage = new Map<string, { tenant_uuid: string; period: string; credits: string; events: number; stored: boolean }>();
+    const usage = new Map<string, { account_key: string; period: string; credits: string; events: number; stored: boolean }>();
     for (const event of events) {
       if (event.type === 'AccountErased') {
         // The reasons the erased person wrote for adjustments (their words); the adjustments themselves stay.
@@ -111,49 +144,51 @@ export class BillingAccountsProjector implements Projector {
         continue;
       }
       const e = { type: event.type, data: event.data } as BillingEvent;
-      const tenant_uuid = tenantOf(event.stream);
+      const account_key = keyOf(event.stream);
       const position = event.position.toString().padStart(20, '0');
-      let account = accounts.get(tenant_uuid);
+      let account = accounts.get(account_key);
       if (!account) {
-        const stored = await readRecord(tx, ACCOUNTS, tenant_uuid);
+        const stored = await readRecord(tx, ACCOUNTS, account_key);
         if (stored) account = { row: stored, stored: true, position };
       }
       // A replayed event (the checkpoint's batch again after a crash) is already folded in: the version tells.
       if (account && BigInt(account.row.state.version) >= event.revision) continue;
       const state = foldStored(account?.row.state ?? null, e);
-      const row: AccountRow = { tenant_uuid, account_id: state.account!.account_id, period_ends_at: state.period.ends_at, state };
-      accounts.set(tenant_uuid, { row, stored: account?.stored ?? false, position: account?.position ?? position });
-      if (e.type === 'BillingUsageRated') await this.rated(usage, tenant_uuid, periodOf(e.data.at).started_at, e.data.credits, tx);
-      else await this.side(e, tenant_uuid, position, tx);
+      const row: AccountRow = { account_key, account_id: state.account!.account_id, period_ends_at: state.period.ends_at, state };
+      accounts.set(account_key, { row, stored: account?.stored ?? false, position: account?.position ?? position });
+      const { tenant_uuid, profile_uuid } = state.account!;
+      if (e.type === 'BillingUsageRated') await this.rated(usage, account_key, periodOf(e.data.at).started_at, e.data.credits, tx);
+      else await this.side(e, { account_key, on: { tenant_uuid, profile_uuid } }, position, tx);
     }
     for (const { row, stored, position } of accounts.values()) {
       if (stored) await replaceRecord(tx, ACCOUNTS, row);
       else await insertRecord(tx, ACCOUNTS, row, { position });
     }
     for (const u of usage.values()) {
-      if (u.stored) await tx.query(portableSql(tx, 'UPDATE billing_usage_periods SET credits = ?, events = ? WHERE tenant_uuid = ? AND period_started_at = ?'), [u.credits, u.events, u.tenant_uuid, u.period]);
-      else await tx.query(portableSql(tx, 'INSERT INTO billing_usage_periods (tenant_uuid, period_started_at, credits, events) VALUES (?, ?, ?, ?)'), [u.tenant_uuid, u.period, u.credits, u.events]);
+      if (u.stored) await tx.query(portableSql(tx, 'UPDATE billing_usage_periods SET credits = ?, events = ? WHERE account_key = ? AND period_started_at = ?'), [u.credits, u.events, u.account_key, u.period]);
+      else await tx.query(portableSql(tx, 'INSERT INTO billing_usage_periods (account_key, period_started_at, credits, events) VALUES (?, ?, ?, ?)'), [u.account_key, u.period, u.credits, u.events]);
     }
   }
 
   /** A rated usage added to its period's totals (read once per batch, written at its end). */
-  private async rated(usage: Map<string, { tenant_uuid: string; period: string; credits: string; events: number; stored: boolean }>, tenant_uuid: string, period: string, credits: string, tx: EntityManager): Promise<void> {
-    const key = `${tenant_uuid} ${period}`;
+  private async rated(usage: Map<string, { account_key: string; period: string; credits: string; events: number; stored: boolean }>, account_key: string, period: string, credits: string, tx: EntityManager): Promise<void> {
+    const key = `${account_key} ${period}`;
     let u = usage.get(key);
     if (!u) {
-      const rows: Array<{ credits: string; events: string | number }> = await tx.query(portableSql(tx, 'SELECT credits, events FROM billing_usage_periods WHERE tenant_uuid = ? AND period_started_at = ?'), [tenant_uuid, period]);
-      u = rows.length === 0 ? { tenant_uuid, period, credits: '0', events: 0, stored: false } : { tenant_uuid, period, credits: rows[0].credits, events: Number(rows[0].events), stored: true };
+      const rows: Array<{ credits: string; events: string | number }> = await tx.query(portableSql(tx, 'SELECT credits, events FROM billing_usage_periods WHERE account_key = ? AND period_started_at = ?'), [account_key, period]);
+      u = rows.length === 0 ? { account_key, period, credits: '0', events: 0, stored: false } : { account_key, period, credits: rows[0].credits, events: Number(rows[0].events), stored: true };
       usage.set(key, u);
     }
     u.credits = formatPlain(parseDecimal(u.credits) + parseDecimal(credits));
     u.events += 1;
   }
 
-  /** The per-period usage, the top-ups and the adjustments. */
-  private async side(e: BillingEvent, tenant_uuid: string, position: string, tx: EntityManager): Promise<void> {
+  /** The top-ups and the adjustments, each with its account's key (a column) and whose account it is (in the record). */
+  private async side(e: BillingEvent, { account_key, on }: { account_key: string; on: OnAccount }, position: string, tx: EntityManager): Promise<void> {
+    const extra = { position, account_key };
     switch (e.type) {
       case 'BillingTopupRequested':
-        await insertRecord(tx, TOPUPS, { ...e.data.topup, tenant_uuid, rail_reference: null, settled_at: null, updated: e.data.topup.requested_at }, { position });
+        await insertRecord(tx, TOPUPS, { ...e.data.topup, ...on, rail_reference: null, settled_at: null, updated: e.data.topup.requested_at }, extra);
         return;
       case 'BillingTopupSettled':
         await patchRecord(tx, TOPUPS, e.data.topup_id, () => ({ status: 'SETTLED' as const, rail_reference: e.data.rail_reference, settled_at: e.data.at, updated: e.data.at }));
@@ -171,10 +206,10 @@ export class BillingAccountsProjector implements Projector {
           tx,
           ADJUSTMENTS,
           {
-            adjustment_id: lot.source.slice('ADJUSTMENT:'.length), tenant_uuid, direction: 'CREDIT', credits: lot.granted, reason: e.data.reason ?? '', expires_at: lot.expires_at, lot_id: lot.lot_id, draws: [],
+            adjustment_id: lot.source.slice('ADJUSTMENT:'.length), ...on, direction: 'CREDIT', credits: lot.granted, reason: e.data.reason ?? '', expires_at: lot.expires_at, lot_id: lot.lot_id, draws: [],
             uncovered_credits: '0', by_profile_uuid: e.data.by_profile_uuid, created: lot.granted_at,
           },
-          { position },
+          extra,
         );
         return;
       }
@@ -183,8 +218,8 @@ export class BillingAccountsProjector implements Projector {
         await insertRecord(
           tx,
           ADJUSTMENTS,
-          { adjustment_id: d.adjustment_id, tenant_uuid, direction: 'DEBIT', credits: d.credits, reason: d.reason, expires_at: null, lot_id: null, draws: d.draws, uncovered_credits: d.uncovered_added, by_profile_uuid: d.by_profile_uuid, created: d.at },
-          { position },
+          { adjustment_id: d.adjustment_id, ...on, direction: 'DEBIT', credits: d.credits, reason: d.reason, expires_at: null, lot_id: null, draws: d.draws, uncovered_credits: d.uncovered_added, by_profile_uuid: d.by_profile_uuid, created: d.at },
+          extra,
         );
         return;
       }
@@ -200,6 +235,6 @@ export class BillingAccountsProjector implements Projector {
 export const billingAccountsReadModel: ReadModelDefinition = {
   name: 'billing-accounts',
   entities: [],
-  migrations: [BillingAccounts1764000011600],
+  migrations: [BillingAccounts1764000011600, BillingAccountKeys1764000013900],
   projector: BillingAccountsProjector,
 };

@@ -88,9 +88,9 @@ describe('billing rater: exactly once across SIGKILL between its append and its 
       expect(new Set(sources).size).toBe(sources.length);
       expect(sources.sort()).toEqual([...billable.keys()].sort());
       for (const e of usages) expect(accountStream(billable.get(String(e.data.source_event_id))!)).toBe(e.stream);
-      // The examination was counted once per event: checked equals the billable events per tenant.
-      const checks: Array<{ tenant_uuid: string; checked: string | number }> = await db.reader.query('SELECT tenant_uuid, checked FROM billing_rating_checks');
-      expect(Object.fromEntries(checks.map((c) => [c.tenant_uuid, Number(c.checked)]))).toEqual(Object.fromEntries(TENANTS.map((t) => [t, [...billable.values()].filter((x) => x === t).length])));
+      // The examination was counted once per event: checked equals the billable events per tenant (a tenant's account is keyed by the tenant).
+      const checks: Array<{ account_key: string; checked: string | number }> = await db.reader.query('SELECT account_key, checked FROM billing_rating_checks');
+      expect(Object.fromEntries(checks.map((c) => [c.account_key, Number(c.checked)]))).toEqual(Object.fromEntries(TENANTS.map((t) => [t, [...billable.values()].filter((x) => x === t).length])));
 
       // Project, then rebuild the billing read model from zero: the same rows, and not one event more in the log.
       const runner = new ProjectionRunner(store, db, [new billingAccountsReadModel.projector()]);
@@ -98,11 +98,11 @@ describe('billing rater: exactly once across SIGKILL between its append and its 
       const logHead = await store.headPosition();
       expect(await runner.waitFor(logHead, ['billing-accounts'], 10_000)).toBe(true);
       await runner.stop();
-      const snapshot = async () => db.reader.query('SELECT tenant_uuid, record FROM billing_accounts ORDER BY tenant_uuid');
-      const usagePeriods = async () => db.reader.query('SELECT tenant_uuid, credits, events FROM billing_usage_periods ORDER BY tenant_uuid');
+      const snapshot = async () => db.reader.query('SELECT account_key, record FROM billing_accounts ORDER BY account_key');
+      const usagePeriods = async () => db.reader.query('SELECT account_key, credits, events FROM billing_usage_periods ORDER BY account_key');
       const before = [await snapshot(), await usagePeriods()];
       const perTenant = (t: string) => [...billable.values()].filter((x) => x === t).length;
-      expect((before[1] as Array<{ tenant_uuid: string; events: string | number; credits: string }>).map((r) => [r.tenant_uuid, Number(r.events), r.credits])).toEqual(
+      expect((before[1] as Array<{ account_key: string; events: string | number; credits: string }>).map((r) => [r.account_key, Number(r.events), r.credits])).toEqual(
         [...TENANTS].sort().map((t) => [t, perTenant(t), (perTenant(t) / 10).toString()]),
       );
       await runner.rebuild('billing-accounts');

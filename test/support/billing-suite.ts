@@ -13,9 +13,10 @@ import { ProjectionRunner } from '../../src/platform/projections/projection-runn
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from './app';
 import { hex32 } from './events';
-import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
+import { adminHeaders, openTenant, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
 
 const PASSWORD = 'Billing-Password-2026';
+const GLOBAL = '0'.repeat(32);
 const MTF = '/api/v1/api/v1/mtf';
 
 export interface Reply {
@@ -44,8 +45,8 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       expect(await t.app.get(ProjectionRunner).waitFor(await store().headPosition(), undefined, 8000)).toBe(true);
     }
 
-    /** A person registered into `tenant_uuid`. */
-    async function member(tenant_uuid: string): Promise<{ headers: Headers; profile_uuid: string }> {
+    /** A person registered into `tenant_uuid` (none: the global tenant). */
+    async function member(tenant_uuid?: string): Promise<{ headers: Headers; profile_uuid: string }> {
       const email = `bill-${hex32().slice(0, 10)}@example.com`;
       const reg = await call('POST', '/api/v1/identity/registrations', {}, { account_type: 'personal', first_name: 'B', last_name: 'M', email, password: PASSWORD, terms: { version: '1', accepted: true }, tenant_uuid });
       expect(reg.status).toBe(201);
@@ -59,6 +60,7 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       const owner = await registerTrader(t);
       const created = await call('POST', '/api/v1/tenants', owner, { name: label });
       expect(created.status).toBe(201);
+      await openTenant(t, owner, created.json.tenant_uuid);
       const m = await member(created.json.tenant_uuid);
       return { tenant: created.json.tenant_uuid, owner, trader: m.headers, trader_uuid: m.profile_uuid };
     }
@@ -114,7 +116,7 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       const a = await tenant('Fresh Co');
       const view = await account(a.trader, a.tenant);
       expect(view).toEqual({
-        account_id: expect.stringMatching(/^[0-9a-f]{32}$/), tenant_uuid: a.tenant, status: 'ACTIVE', available_credits: '1', included_credits: '1', rated_usage_credits: '0', uncovered_credits: '0',
+        account_id: expect.stringMatching(/^[0-9a-f]{32}$/), account_key: a.tenant, tenant_uuid: a.tenant, profile_uuid: null, status: 'ACTIVE', available_credits: '1', included_credits: '1', rated_usage_credits: '0', uncovered_credits: '0',
         usage_events: 0, pending_usage_events: 0, period: { started_at: '2026-11-01T00:00:00.000Z', ends_at: '2026-12-01T00:00:00.000Z' },
         credit_pools: {
           allowance: { granted_credits: '1', remaining_credits: '1', expires: true, first_expires_at: '2026-12-01T00:00:00.000Z', last_expires_at: '2026-12-01T00:00:00.000Z' },
@@ -179,7 +181,7 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       await rated();
       expect(await account(a.owner, a.tenant)).toMatchObject({ status: 'CREDITS_REQUIRED', available_credits: '0', rated_usage_credits: '1', usage_events: 10, uncovered_credits: '0' });
       // A refused command wrote nothing: ten usages on the account, in the read model and in the stream.
-      const periods = await rows('SELECT period_started_at, credits, events FROM billing_usage_periods WHERE tenant_uuid = ?', [a.tenant]);
+      const periods = await rows('SELECT period_started_at, credits, events FROM billing_usage_periods WHERE account_key = ?', [a.tenant]);
       expect(periods.map((p) => [p.period_started_at, p.credits, Number(p.events)])).toEqual([['2026-11-01T00:00:00.000Z', '1', 10]]);
       expect((await accountEvents(a.tenant)).filter((e) => e.type === 'BillingUsageRated')).toHaveLength(10);
       // Running out of credits traps nobody in a position: a reduce-only order is not refused (it is still rated).
@@ -210,6 +212,65 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       expect(inbox).toHaveLength(2);
       expect(inbox[0]).toMatchObject({ source: 'billing', reference: a.tenant, href: '/api/v1/billing/account', title: 'Credits used up' });
       expect((await call('GET', '/api/v1/notifications', a.trader)).json.items.filter((n: any) => n.source === 'billing')).toEqual([]);
+    });
+
+    it('the global tenant: each person who registered without a tenant is billed on an account of their own; a real tenant\'s members share theirs', async () => {
+      const a = await member();
+      const b = await member();
+      // A uses up their own allowance (1 credit: ten orders at 0.1) and is refused; B, of the same global tenant, is not.
+      for (let i = 0; i < 10; i++) expect((await order(a.headers)).status).toBe(201);
+      await rated();
+      const refused = await order(a.headers);
+      expect([refused.status, refused.json.error.code]).toEqual([402, 'CREDITS_REQUIRED']);
+      expect((await order(b.headers)).status).toBe(201);
+      await rated();
+      // Each reads their own account, usage, subscriptions and top-ups without naming anything.
+      const mine = (await call('GET', '/api/v1/billing/account', a.headers)).json;
+      const theirs = (await call('GET', '/api/v1/billing/account', b.headers)).json;
+      expect(mine).toMatchObject({ tenant_uuid: GLOBAL, profile_uuid: a.profile_uuid, status: 'CREDITS_REQUIRED', available_credits: '0', rated_usage_credits: '1', usage_events: 10 });
+      expect(theirs).toMatchObject({ tenant_uuid: GLOBAL, profile_uuid: b.profile_uuid, status: 'ACTIVE', available_credits: '0.9', rated_usage_credits: '0.1', usage_events: 1 });
+      expect(mine.account_id).not.toBe(theirs.account_id);
+      expect((await call('GET', '/api/v1/billing/usage', a.headers)).json.reconciliation).toEqual({ mode: 'INGEST_TIME', checked: 10, posted: 10, pending: 0 });
+      expect((await call('GET', '/api/v1/billing/usage', b.headers)).json.reconciliation).toEqual({ mode: 'INGEST_TIME', checked: 1, posted: 1, pending: 0 });
+      expect((await call('GET', '/api/v1/billing/subscriptions', b.headers)).json).toEqual({ account_id: theirs.account_id, items: [] });
+      // Rated on their own streams, each usage traced to that person's order.
+      const aRated = (await accountEvents(mine.account_key)).filter((e) => e.type === 'BillingUsageRated');
+      expect(aRated).toHaveLength(10);
+      expect((await accountEvents(theirs.account_key)).filter((e) => e.type === 'BillingUsageRated')).toHaveLength(1);
+      const source = (await store().readAll({ after: BigInt(String(aRated[0].data.source_position)) - 1n, maxCount: 1 }))[0];
+      expect(source.metadata.actor).toEqual({ type: 'profile', reference: a.profile_uuid });
+      // A person buys a top-up for themselves; nobody else sees it; the rail's settlement is on A's account.
+      const topup = await call('POST', '/api/v1/billing/topups', a.headers, { product_code: 'CREDITS_5' });
+      expect(topup.status).toBe(201);
+      expect(topup.json).toMatchObject({ tenant_uuid: GLOBAL, profile_uuid: a.profile_uuid, status: 'PENDING' });
+      expect((await call('GET', '/api/v1/billing/topups', a.headers)).json.items.map((x: any) => x.topup_id)).toEqual([topup.json.topup_id]);
+      expect((await call('GET', '/api/v1/billing/topups', b.headers)).json.items).toEqual([]);
+      expect((await call('GET', `/api/v1/billing/topups/${topup.json.topup_id}`, b.headers)).status).toBe(404);
+      expect((await call('POST', `/api/v1/billing/admin/topups/${topup.json.topup_id}/rail`, admin, { outcome: 'SETTLED', rail_reference: 'sim-global' })).status).toBe(200);
+      expect((await call('GET', '/api/v1/billing/account', a.headers)).json).toMatchObject({ status: 'ACTIVE', available_credits: '5', credit_pools: { topups: { remaining_credits: '5' } } });
+      expect((await call('GET', '/api/v1/billing/account', b.headers)).json.available_credits).toBe('0.9');
+      expect((await order(a.headers)).status).toBe(201);
+      // Another person's account does not exist for B; a platform admin reaches it by the person's profile_uuid.
+      expect((await call('GET', `/api/v1/billing/account?profile_uuid=${a.profile_uuid}`, b.headers)).status).toBe(404);
+      expect((await call('GET', `/api/v1/billing/account?tenant_uuid=${GLOBAL}&profile_uuid=${a.profile_uuid}`, admin)).json.account_id).toBe(mine.account_id);
+      // Adjusting a person's account is for platform admins (a person does not grant themselves credits).
+      const gift = { tenant_uuid: GLOBAL, profile_uuid: b.profile_uuid, direction: 'CREDIT', credits: '2', reason: 'Welcome credit for a tester' };
+      expect((await call('POST', '/api/v1/billing/adjustments', b.headers, gift)).json.error.code).toBe('FORBIDDEN');
+      expect((await call('POST', '/api/v1/billing/adjustments', admin, gift)).status).toBe(201);
+      expect((await call('GET', '/api/v1/billing/account', b.headers)).json.available_credits).toBe('2.9');
+      expect((await call('GET', '/api/v1/billing/adjustments', b.headers)).json.items.map((x: any) => [x.credits, x.profile_uuid])).toEqual([['2', b.profile_uuid]]);
+      expect((await call('GET', '/api/v1/billing/adjustments', a.headers)).json.items).toEqual([]);
+      // A tenant's account stays shared: a second member is refused once the first used it up.
+      const co = await tenant('Shared Co');
+      const second = await member(co.tenant);
+      for (let i = 0; i < 10; i++) expect((await order(co.trader)).status).toBe(201);
+      await rated();
+      expect((await order(second.headers)).status).toBe(402);
+      expect((await call('GET', '/api/v1/billing/account', second.headers)).json).toMatchObject({ tenant_uuid: co.tenant, profile_uuid: null, account_key: co.tenant, status: 'CREDITS_REQUIRED' });
+      expect((await call('GET', `/api/v1/billing/account?profile_uuid=${second.profile_uuid}`, second.headers)).status).toBe(400);
+      // The read model: one row per account, keyed by the account key.
+      const keyed = await rows('SELECT account_key, account_id FROM billing_accounts WHERE account_key IN (?, ?, ?)', [mine.account_key, theirs.account_key, co.tenant]);
+      expect(keyed.map((r) => r.account_id).sort()).toEqual([mine.account_id, theirs.account_id, (await account(co.owner, co.tenant)).account_id].sort());
     });
 
     it('reconciliation under load: checked and posted agree and pending returns to 0 once the rater and the account have caught up', async () => {
@@ -255,7 +316,8 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       const id = topup.json.topup_id;
       expect(await account(a.owner, a.tenant)).toMatchObject({ status: 'CREDITS_REQUIRED', settlement_state: 'PAYMENT_PENDING', uncovered_credits: '0.1' });
       const rail = (outcome: string, who = admin) => call('POST', `/api/v1/billing/admin/topups/${id}/rail`, who, { outcome, rail_reference: `sim-${outcome}` });
-      expect((await rail('SETTLED', a.owner)).status).toBe(404);
+      // Platform admins only: anyone else is refused 403 before the request is looked at (@PlatformAdminOnly).
+      expect((await rail('SETTLED', a.owner)).status).toBe(403);
       const settled = await rail('SETTLED');
       expect(settled.json).toMatchObject({ status: 'SETTLED', rail_reference: 'sim-SETTLED', settled_at: now.toISOString() });
       expect((await rail('SETTLED')).status).toBe(200);

@@ -1,8 +1,9 @@
 /** The billing account decider, given/when/then: consumption order, exactly-once rating, period boundaries, grants. */
-import { billingAccountDecider, creditsRequired, periodOf, topupLotId, type BillingAccountState, type BillingCommand, type BillingEvent, type RateUsage } from '../../src/modules/billing/domain/account';
+import { accountIdOf, billingAccountDecider, creditsRequired, periodOf, topupLotId, type BillingAccountState, type BillingCommand, type BillingEvent, type RateUsage } from '../../src/modules/billing/domain/account';
 import { accountView, foldStored, loadState, spendable, storeState } from '../../src/modules/billing/domain/account-view';
 import { availableAt, consumptionOrder, draw, poolView, type CreditLot } from '../../src/modules/billing/domain/credits';
 import { RATE_CARD_V1, rateOf, usageFor } from '../../src/modules/billing/domain/rate-card';
+import { billingAccountKey, billingPayer, GLOBAL_TENANT_UUID } from '../../src/modules/billing/domain/account-key';
 import { catalogDecider, type BillingProduct } from '../../src/modules/billing/domain/catalog';
 import { BILLING_EVENT_CLASSES, CATALOG_EVENT_CLASSES } from '../../src/modules/billing/domain/privacy';
 import { parseDecimal } from '../../src/platform/decimal/fixed18';
@@ -23,7 +24,7 @@ function given(steps: Array<BillingCommand | [BillingCommand, Date]>): BillingAc
   }
   return state;
 }
-const open: BillingCommand = { kind: 'OpenAccount', tenant_uuid: TENANT, currency: 'USD', free_allowance: ALLOWANCE };
+const open: BillingCommand = { kind: 'OpenAccount', tenant_uuid: TENANT, profile_uuid: null, currency: 'USD', free_allowance: ALLOWANCE };
 let position = 0n;
 const usage = (credits: string, occurred_at = T0.toISOString(), source_position = ++position): BillingCommand => ({
   kind: 'RateUsage', source_event_id: source_position.toString(16).padStart(32, '0'), source_position, source_type: 'OrderAccepted', occurred_at, credits, rate_card_version: 1, free_allowance: ALLOWANCE,
@@ -126,7 +127,7 @@ describe('billing account: the rater\'s batches, top-ups and the read model\'s v
     expect(given([{ ...open, at: '2026-10-31T23:59:59.999Z' } as BillingCommand]).period).toEqual({ started_at: '2026-10-01T00:00:00.000Z', ends_at: '2026-11-01T00:00:00.000Z' });
     expect(billingAccountDecider.decide(open, given([open]), ctx())).toEqual([]);
     // The rater's batch opens an account that is not open yet, in the same append, in its first usage's period.
-    const opening = { tenant_uuid: TENANT, currency: 'USD', free_allowance: ALLOWANCE };
+    const opening = { tenant_uuid: TENANT, profile_uuid: null, currency: 'USD', free_allowance: ALLOWANCE };
     const first = billingAccountDecider.decide({ kind: 'RateUsages', usages: [rateUsage('1', 30n, '2026-10-15T00:00:00.000Z')], opening }, billingAccountDecider.initialState(), ctx());
     expect(first.map((e) => e.type)).toEqual(['BillingAccountOpened', 'BillingUsageRated']);
     expect(first[0].data).toMatchObject({ period: { started_at: '2026-10-01T00:00:00.000Z' } });
@@ -210,6 +211,14 @@ describe('billing notification rules', () => {
     expect(play([...tenant, moderator, rated('0')])).toEqual([['BILLING_CREDITS_EXHAUSTED', OWNER]]);
   });
 
+  it('given a person\'s own account (global tenant), when its usage leaves nothing, then that person is told, not the global tenant\'s owner', () => {
+    const PERSON = 'e'.repeat(32);
+    const KEY = 'f'.repeat(32);
+    const global = source('TenantCreated', { tenant_uuid: '0'.repeat(32), name: 'Global', owner_profile_uuid: OWNER }, `identity-tenant-${'0'.repeat(32)}`);
+    const opened = source('BillingAccountOpened', { tenant_uuid: '0'.repeat(32), profile_uuid: PERSON }, `billing-account-${KEY}`);
+    expect(play([global, opened, source('BillingUsageRated', { credits_left: '0' }, `billing-account-${KEY}`)])).toEqual([['BILLING_CREDITS_EXHAUSTED', PERSON]]);
+  });
+
   it('given a requested top-up, when the rail settles and then reverses it, then the managers are told of each; unknown top-ups tell nothing', () => {
     const topup_id = 'd'.repeat(32);
     const requested = source('BillingTopupRequested', { topup: { topup_id, product_code: 'CREDITS_5', credit_units: '5' } });
@@ -231,11 +240,62 @@ describe('the rater\'s reading of an event', () => {
   it('a billable event of a tenant becomes its RateUsage at the event\'s instant and position; free or tenantless events none', () => {
     const e = { event_id: 'f'.repeat(32), type: 'AiWalletIntentReserved', position: 42n, occurred_at: '2026-11-30T12:00:00.000Z', metadata: { tenant_uuid: TENANT } };
     expect(usageFor(e, RATE_CARD_V1, ALLOWANCE)).toEqual({
-      tenant_uuid: TENANT,
+      payer: { tenant_uuid: TENANT, profile_uuid: null },
       command: { kind: 'RateUsage', source_event_id: 'f'.repeat(32), source_position: 42n, source_type: 'AiWalletIntentReserved', occurred_at: '2026-11-30T12:00:00.000Z', credits: '1', rate_card_version: 1, free_allowance: ALLOWANCE },
     });
     expect(usageFor({ ...e, type: 'SessionStarted' }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
     expect(usageFor({ ...e, metadata: { tenant_uuid: null } }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
+  });
+});
+
+describe('which account pays (the billing account key)', () => {
+  const REAL = '7'.repeat(32);
+  const ANN = 'a'.repeat(32);
+  const BEN = 'b'.repeat(32);
+  const person = (reference: string) => ({ type: 'profile', reference });
+  const key = (tenant: string, actor: { type: string; reference: string } | null) => billingAccountKey(billingPayer(tenant, actor));
+
+  it('given a tenant other than the global one, then every person and agent of it pays from the tenant\'s one account, keyed by the tenant', () => {
+    expect(billingPayer(REAL, person(ANN))).toEqual({ tenant_uuid: REAL, profile_uuid: null });
+    expect(new Set([key(REAL, person(ANN)), key(REAL, person(BEN)), key(REAL, { type: 'workload', reference: 'c'.repeat(32) }), key(REAL, null)])).toEqual(new Set([REAL]));
+  });
+
+  it('given the global tenant, then each person (and each agent) pays from an account of their own, never the global tenant\'s', () => {
+    expect(billingPayer(GLOBAL_TENANT_UUID, person(ANN))).toEqual({ tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: ANN });
+    const ann = key(GLOBAL_TENANT_UUID, person(ANN));
+    const ben = key(GLOBAL_TENANT_UUID, person(BEN));
+    expect(ann).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set([ann, ben, GLOBAL_TENANT_UUID, ANN, BEN]).size).toBe(5);
+    // Pure: the gate, the rater, the projector and the routes derive the same key from the same payer.
+    expect(key(GLOBAL_TENANT_UUID, person(ANN))).toBe(ann);
+    expect(key(GLOBAL_TENANT_UUID, { type: 'workload', reference: 'c'.repeat(32) })).not.toBe(GLOBAL_TENANT_UUID);
+  });
+
+  it('given a global-tenant event with no person or agent behind it, then it stays on the global tenant\'s own (former shared) account', () => {
+    expect(key(GLOBAL_TENANT_UUID, { type: 'system', reference: 'platform' })).toBe(GLOBAL_TENANT_UUID);
+    expect(key(GLOBAL_TENANT_UUID, null)).toBe(GLOBAL_TENANT_UUID);
+    expect(key(GLOBAL_TENANT_UUID, person('not-an-id'))).toBe(GLOBAL_TENANT_UUID);
+  });
+
+  it('the rater reads the payer from the envelope: two people of the global tenant, two accounts; two of a real tenant, one', () => {
+    const e = (tenant_uuid: string, reference: string) => ({ event_id: 'f'.repeat(32), type: 'OrderAccepted', position: 7n, occurred_at: T0.toISOString(), metadata: { tenant_uuid, actor: person(reference) } });
+    const payerOf = (tenant: string, who: string) => billingAccountKey(usageFor(e(tenant, who), RATE_CARD_V1, ALLOWANCE)!.payer);
+    expect(payerOf(GLOBAL_TENANT_UUID, ANN)).not.toBe(payerOf(GLOBAL_TENANT_UUID, BEN));
+    expect(payerOf(REAL, ANN)).toBe(payerOf(REAL, BEN));
+  });
+
+  it('given a person\'s account opened, then its event names the person and its id derives from its key; a tenant\'s names no one', () => {
+    const [opened] = billingAccountDecider.decide({ kind: 'OpenAccount', tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: ANN, currency: 'USD', free_allowance: ALLOWANCE }, billingAccountDecider.initialState(), ctx());
+    expect(opened).toMatchObject({ type: 'BillingAccountOpened', data: { tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: ANN, account_id: accountIdOf(key(GLOBAL_TENANT_UUID, person(ANN))) } });
+    const view = accountView(billingAccountDecider.evolve(billingAccountDecider.initialState(), opened), T0.toISOString(), 0);
+    expect(view).toMatchObject({ account_key: key(GLOBAL_TENANT_UUID, person(ANN)), tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: ANN });
+    const [tenants] = billingAccountDecider.decide({ kind: 'OpenAccount', tenant_uuid: REAL, profile_uuid: null, currency: 'USD', free_allowance: ALLOWANCE }, billingAccountDecider.initialState(), ctx());
+    expect(tenants.data).toMatchObject({ profile_uuid: null, account_id: accountIdOf(REAL) });
+    // An account stored before (no profile_uuid in its state) is a tenant's.
+    const legacy = storeState(given([open]));
+    delete (legacy.account as { profile_uuid?: string | null }).profile_uuid;
+    expect(loadState(legacy).account).toMatchObject({ tenant_uuid: TENANT, profile_uuid: null });
+    expect(BILLING_EVENT_CLASSES.BillingAccountOpened.profile_uuid).toBe('internal');
   });
 });
 

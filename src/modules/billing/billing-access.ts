@@ -1,19 +1,39 @@
 /**
- * Who may touch a billing account. An account bills a tenant: people of that tenant (their session's tenant) and its
- * role holders read it; its OWNER and TENANT_ADMINs manage it (subscriptions, top-ups, adjustments), as platform
- * admins do every account. Another tenant's account does not exist for the caller (404); a member who may read but not
- * manage gets 403. Products are defined by platform admins. Agents' workload tokens never reach billing.
+ * Who may touch a billing account (docs/billing.md, "Who may do what"). A tenant's account (every tenant but the
+ * global one): people of that tenant (their session's tenant) and its role holders read it; its OWNER and
+ * TENANT_ADMINs manage it (subscriptions, top-ups, adjustments), as platform admins do every account. In the global
+ * tenant each person has an account of their own (account-key.ts): they read and manage it (subscribe, buy top-ups),
+ * adjustments are for platform admins, who name the person with `profile_uuid`. Another tenant's or another
+ * person's account does not exist for the caller (404); a member who may read but not manage gets 403. Products are
+ * defined by platform admins. Agents' workload tokens never reach billing.
  */
 import { Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
-import { PlatformError } from '../../platform/errors';
+import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { readRecord, recordPage, type JsonRecordTable } from '../../platform/read-model/json-records';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { GetTenantRole } from '../identity/queries/identity.queries';
+import { billingAccountKey, GLOBAL_TENANT_UUID, type BillingPayer } from './domain/account-key';
 import { BILLING_PAGE, type BillingListQuery } from './dto/billing.dto';
 
 const MANAGING_ROLES = new Set(['OWNER', 'TENANT_ADMIN']);
+
+/** Which account a request means: a tenant (default: the caller's session tenant) and, in the global tenant, a person (default: the caller). */
+export interface BillingScope {
+  tenant_uuid?: string;
+  profile_uuid?: string;
+}
+
+/** The account a caller may touch: whose it is, and its key (its stream and rows). */
+export interface BillingAccountRef extends BillingPayer {
+  key: string;
+}
+
+/** read: the account and its records; manage: subscribe, cancel, buy top-ups; adjust: grant or debit by hand. */
+export type BillingNeed = 'read' | 'manage' | 'adjust';
+
+const noAccount = (): PlatformError => new PlatformError('NOT_FOUND', 'No such billing account.');
 
 @Injectable()
 export class BillingAccess {
@@ -22,31 +42,46 @@ export class BillingAccess {
     private readonly db: ReadModelDatabase,
   ) {}
 
-  /** The tenant whose account is meant (named, or the caller's session tenant), once the caller may `need` it. */
-  async tenant(principal: Principal, tenant_uuid: string | undefined, need: 'read' | 'manage'): Promise<string> {
-    const tenant = tenant_uuid ?? principal.tenant_uuid;
-    if (principal.platform_role === 'ADMIN') return tenant;
-    const role: string | null = await this.queryBus.execute(new GetTenantRole(principal, tenant));
-    const member = role !== null || tenant === principal.tenant_uuid;
-    if (!member) throw new PlatformError('NOT_FOUND', 'No billing account for this tenant.');
-    if (need === 'manage' && (role === null || !MANAGING_ROLES.has(role))) throw new PlatformError('FORBIDDEN', 'Only the tenant\'s owner and tenant admins manage its billing.');
-    return tenant;
+  /** The account meant by `scope`, once the caller may `need` it. */
+  async account(principal: Principal, scope: BillingScope, need: BillingNeed): Promise<BillingAccountRef> {
+    const tenant_uuid = scope.tenant_uuid ?? principal.tenant_uuid;
+    const admin = principal.platform_role === 'ADMIN';
+    if (tenant_uuid === GLOBAL_TENANT_UUID) {
+      // The global tenant has no shared account: the person's own (the caller's, or the one a platform admin names).
+      const profile_uuid = scope.profile_uuid ?? principal.profile_uuid;
+      if (!admin && (profile_uuid !== principal.profile_uuid || principal.tenant_uuid !== GLOBAL_TENANT_UUID)) throw noAccount();
+      if (need === 'adjust' && !admin) throw new PlatformError('FORBIDDEN', 'Only platform admins adjust the credits of a person\'s own account.');
+      return ref({ tenant_uuid, profile_uuid });
+    }
+    if (scope.profile_uuid !== undefined) {
+      throw new ValidationFailed('A tenant\'s account is shared by its people: profile_uuid names a person\'s own account, in the global tenant only.', [
+        { field: 'profile_uuid', issue: 'only with the global tenant' },
+      ]);
+    }
+    if (admin) return ref({ tenant_uuid, profile_uuid: null });
+    const role: string | null = await this.queryBus.execute(new GetTenantRole(principal, tenant_uuid));
+    const member = role !== null || tenant_uuid === principal.tenant_uuid;
+    if (!member) throw noAccount();
+    if (need !== 'read' && (role === null || !MANAGING_ROLES.has(role))) throw new PlatformError('FORBIDDEN', 'Only the tenant\'s owner and tenant admins manage its billing.');
+    return ref({ tenant_uuid, profile_uuid: null });
   }
 
-  /** A record of a tenant's account (a top-up, an adjustment) the caller may read; another tenant's is `notFound`. */
-  async record<R extends { tenant_uuid: string }>(principal: Principal, table: JsonRecordTable<R>, id: string, notFound: () => PlatformError): Promise<R> {
+  /** A record of an account (a top-up, an adjustment) the caller may read; another account's is `notFound`. */
+  async record<R extends { tenant_uuid: string; profile_uuid?: string | null }>(principal: Principal, table: JsonRecordTable<R>, id: string, notFound: () => PlatformError): Promise<R> {
     const record = await readRecord(this.db.reader.manager, table, id);
     if (!record) throw notFound();
-    await this.tenant(principal, record.tenant_uuid, 'read').catch(() => {
-      throw notFound();
-    });
+    if (principal.platform_role === 'ADMIN') return record;
+    const owner = recordAccount(record);
+    const mine = await this.account(principal, { tenant_uuid: owner.tenant_uuid, ...(owner.profile_uuid === null ? {} : { profile_uuid: owner.profile_uuid }) }, 'read').catch(() => null);
+    // The global tenant's former shared account (no person) is nobody's now: only platform admins read its records.
+    if (!mine || mine.key !== owner.key) throw notFound();
     return record;
   }
 
-  /** A page of a tenant's records of `table`, newest first (the platform's pagination). */
+  /** A page of an account's records of `table`, newest first (the platform's pagination). */
   async page<R>(principal: Principal, table: JsonRecordTable<R>, query: BillingListQuery): Promise<object> {
-    const tenant = await this.tenant(principal, query.tenant_uuid, 'read');
-    const { records, ...page } = await recordPage<R>(this.db, table.table, [['tenant_uuid = ?', tenant]], query, BILLING_PAGE, JSON.stringify([table.table, tenant]));
+    const { key } = await this.account(principal, query, 'read');
+    const { records, ...page } = await recordPage<R>(this.db, table.table, [['account_key = ?', key]], query, BILLING_PAGE, JSON.stringify([table.table, key]));
     return { items: records, ...page };
   }
 
@@ -55,3 +90,8 @@ export class BillingAccess {
     throw hidden ? new PlatformError('NOT_FOUND', 'No such route.') : new PlatformError('FORBIDDEN', 'Only platform admins define billing products.');
   }
 }
+
+const ref = (payer: BillingPayer): BillingAccountRef => ({ ...payer, key: billingAccountKey(payer) });
+
+/** The account a top-up or adjustment record is on (records from before people had their own: their tenant's). */
+export const recordAccount = (r: { tenant_uuid: string; profile_uuid?: string | null }): BillingAccountRef => ref({ tenant_uuid: r.tenant_uuid, profile_uuid: r.profile_uuid ?? null });

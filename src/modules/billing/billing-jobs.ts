@@ -16,6 +16,7 @@ import { CheckpointStore } from '../../platform/projections/checkpoint.store';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { accountStream, billingAccountDecider } from './domain/account';
+import { GLOBAL_TENANT_UUID } from './domain/account-key';
 import { BillingRater, RATER_LEASE } from './rater';
 
 /**
@@ -94,19 +95,21 @@ export class BillingJobs implements OnApplicationBootstrap, OnApplicationShutdow
   /**
    * Closes the periods that ended at least PERIOD_CLOSE_GRACE_MS ago, once the rater has passed every event committed
    * before now (so every usage of the old period is in it). Each close is decided on the account's stream (a no-op when
-   * the rater closed it first, with the first event of the new period).
+   * the rater closed it first, with the first event of the new period). The global tenant's former shared account is
+   * left as it stands: nobody is billed on it any more (each person of the global tenant has their own), so it gets no
+   * new allowances.
    */
   async closeDuePeriods(): Promise<number> {
     const now = this.clock().getTime();
-    const due: Array<{ tenant_uuid: string }> = await this.db.reader.query(
-      this.db.sql('SELECT tenant_uuid FROM billing_accounts WHERE period_ends_at <= ? ORDER BY period_ends_at LIMIT 200'),
-      [new Date(now - PERIOD_CLOSE_GRACE_MS).toISOString()],
+    const due: Array<{ account_key: string }> = await this.db.reader.query(
+      this.db.sql('SELECT account_key FROM billing_accounts WHERE period_ends_at <= ? AND account_key <> ? ORDER BY period_ends_at LIMIT 200'),
+      [new Date(now - PERIOD_CLOSE_GRACE_MS).toISOString(), GLOBAL_TENANT_UUID],
     );
     if (due.length === 0) return 0;
     if (!(await this.raterReached(await this.log.headPosition(), 10_000))) return 0;
     let closed = 0;
-    for (const { tenant_uuid } of due) {
-      const outcome = await this.commands.execute(accountStream(tenant_uuid), billingAccountDecider, { kind: 'ClosePeriod', free_allowance: this.config.billingFreeAllowanceCredits });
+    for (const { account_key } of due) {
+      const outcome = await this.commands.execute(accountStream(account_key), billingAccountDecider, { kind: 'ClosePeriod', free_allowance: this.config.billingFreeAllowanceCredits });
       closed += outcome.events.length > 0 ? 1 : 0;
     }
     return closed;

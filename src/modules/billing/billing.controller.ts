@@ -34,11 +34,11 @@ export class BillingController {
 
   @Capability('accounts')
   @Get('account')
-  @ApiOperation({ summary: 'Your tenant\'s billing account: credits by pool, the period, usage rated so far, subscriptions (tenant_uuid: another tenant you hold a role in).' })
+  @ApiOperation({ summary: 'Your billing account: your tenant\'s, or in the global tenant your own; credits by pool, the period, usage rated so far, subscriptions (tenant_uuid: another tenant you hold a role in).' })
   @ApiErrors(404)
   @ApiOkResponse({ type: BillingAccountResponse })
   getBillingAccount(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new GetBillingAccount(principal, query.tenant_uuid));
+    return this.queryBus.execute(new GetBillingAccount(principal, query));
   }
 
   @Capability('accounts')
@@ -97,7 +97,7 @@ export class BillingController {
   @ApiErrors(404)
   @ApiOkResponse({ type: BillingSubscriptionListResponse })
   listBillingSubscriptions(@Query() query: BillingScopeQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.queryBus.execute(new ListBillingSubscriptions(principal, query.tenant_uuid));
+    return this.queryBus.execute(new ListBillingSubscriptions(principal, query));
   }
 
   @Capability('subscriptions')
@@ -107,7 +107,7 @@ export class BillingController {
   @ApiCreatedResponse({ type: BillingSubscriptionResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
   startBillingSubscription(@Body() body: StartBillingSubscriptionRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.answers.act(new StartSubscription(principal, body), (code) => new GetBillingSubscription(principal, body.tenant_uuid, code));
+    return this.answers.act(new StartSubscription(principal, body), (code) => new GetBillingSubscription(principal, body, code));
   }
 
   @Capability('subscriptions')
@@ -117,7 +117,7 @@ export class BillingController {
   @ApiOkResponse({ type: BillingSubscriptionResponse })
   @ApiPendingReadBack(BillingCommandReceipt)
   cancelBillingSubscription(@Param() p: ProductCodeParam, @Body() body: BillingTenantRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
-    return this.answers.act(new CancelSubscription(principal, p.code, body.tenant_uuid), (code) => new GetBillingSubscription(principal, body.tenant_uuid, code));
+    return this.answers.act(new CancelSubscription(principal, p.code, body), (code) => new GetBillingSubscription(principal, body, code));
   }
 
   // Top-ups -------------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /**
  * Billing commands: the catalogue (platform admins), subscriptions, top-ups and their rail reports, adjustments.
- * Each decides on its stream (the catalogue's, or the tenant's account, opened with the free allowance on first use).
+ * Each decides on its stream (the catalogue's, or the account's: a tenant's, or in the global tenant one person's,
+ * opened with the free allowance on first use).
  */
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
@@ -16,7 +17,7 @@ import { BILLING_PRODUCTS, type ProductRecord } from '../../../projections/billi
 import { TOPUPS } from '../../../projections/billing-accounts/billing-accounts.read-model';
 import { accountStream, billingAccountDecider, TopupNotFound, type BillingCommand, type RailOutcome } from './domain/account';
 import { CATALOG_STREAM, catalogDecider, type BillingProduct, type ProductType } from './domain/catalog';
-import { BillingAccess } from './billing-access';
+import { BillingAccess, recordAccount, type BillingAccountRef, type BillingScope } from './billing-access';
 import type { BillingAdjustmentRequest, DefineBillingProductRequest, RequestBillingTopupRequest, StartBillingSubscriptionRequest, BillingTopupRailReport } from './dto/billing.dto';
 import { BILLING_PAYMENT_RAIL, type BillingPaymentRail } from './rail';
 
@@ -24,10 +25,10 @@ export interface Created {
   id: string;
 }
 
-/** Runs a command on the tenant's account, opening it first (with the free allowance) when it is not yet. */
-async function onAccount(commands: CommandExecutor, config: PlatformConfig, tenant_uuid: string, command: BillingCommand): Promise<void> {
-  const stream = accountStream(tenant_uuid);
-  await commands.execute(stream, billingAccountDecider, { kind: 'OpenAccount', tenant_uuid, currency: config.billingCurrency, free_allowance: config.billingFreeAllowanceCredits });
+/** Runs a command on the account, opening it first (with the free allowance) when it is not yet. */
+async function onAccount(commands: CommandExecutor, config: PlatformConfig, { key, tenant_uuid, profile_uuid }: BillingAccountRef, command: BillingCommand): Promise<void> {
+  const stream = accountStream(key);
+  await commands.execute(stream, billingAccountDecider, { kind: 'OpenAccount', tenant_uuid, profile_uuid, currency: config.billingCurrency, free_allowance: config.billingFreeAllowanceCredits });
   await commands.execute(stream, billingAccountDecider, command);
 }
 
@@ -92,24 +93,24 @@ export class StartSubscriptionHandler implements ICommandHandler<StartSubscripti
   constructor(private readonly commands: CommandExecutor, private readonly access: BillingAccess, private readonly db: ReadModelDatabase, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
 
   async execute({ principal, body }: StartSubscription): Promise<Created> {
-    const tenant = await this.access.tenant(principal, body.tenant_uuid, 'manage');
+    const account = await this.access.account(principal, body, 'manage');
     const plan = await productOnSale(this.db, body.product_code, 'PLAN');
-    await onAccount(this.commands, this.config, tenant, { kind: 'StartSubscription', product_code: plan.code, credit_units: plan.credit_units, trial: body.trial ?? false });
+    await onAccount(this.commands, this.config, account, { kind: 'StartSubscription', product_code: plan.code, credit_units: plan.credit_units, trial: body.trial ?? false });
     return { id: plan.code };
   }
 }
 
 export class CancelSubscription {
-  constructor(readonly principal: Principal, readonly product_code: string, readonly tenant_uuid: string | undefined) {}
+  constructor(readonly principal: Principal, readonly product_code: string, readonly scope: BillingScope) {}
 }
 
 @CommandHandler(CancelSubscription)
 export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscription, Created> {
   constructor(private readonly commands: CommandExecutor, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
 
-  async execute({ principal, product_code, tenant_uuid }: CancelSubscription): Promise<Created> {
-    const tenant = await this.access.tenant(principal, tenant_uuid, 'manage');
-    await onAccount(this.commands, this.config, tenant, { kind: 'CancelSubscription', product_code });
+  async execute({ principal, product_code, scope }: CancelSubscription): Promise<Created> {
+    const account = await this.access.account(principal, scope, 'manage');
+    await onAccount(this.commands, this.config, account, { kind: 'CancelSubscription', product_code });
     return { id: product_code };
   }
 }
@@ -129,11 +130,11 @@ export class RequestTopupHandler implements ICommandHandler<RequestTopup, Create
   ) {}
 
   async execute({ principal, body }: RequestTopup): Promise<Created> {
-    const tenant = await this.access.tenant(principal, body.tenant_uuid, 'manage');
+    const account = await this.access.account(principal, body, 'manage');
     const product = await productOnSale(this.db, body.product_code, 'TOPUP');
     const topup = { topup_id: nextId(), product_code: product.code, credit_units: product.credit_units, amount_minor: product.amount_minor, currency: product.currency, by_profile_uuid: principal.profile_uuid };
-    await onAccount(this.commands, this.config, tenant, { kind: 'RequestTopup', topup });
-    await this.rail.topupRequested({ ...topup, tenant_uuid: tenant });
+    await onAccount(this.commands, this.config, account, { kind: 'RequestTopup', topup });
+    await this.rail.topupRequested({ ...topup, tenant_uuid: account.tenant_uuid });
     return { id: topup.topup_id };
   }
 }
@@ -150,7 +151,7 @@ export class ReportTopupPaymentHandler implements ICommandHandler<ReportTopupPay
     this.access.requirePlatformAdmin(principal, true);
     const topup = await readRecord(this.db.reader.manager, TOPUPS, topup_id);
     if (!topup) throw new TopupNotFound();
-    await this.commands.execute(accountStream(topup.tenant_uuid), billingAccountDecider, { kind: 'ReportTopupPayment', topup_id, outcome: body.outcome as RailOutcome, rail_reference: body.rail_reference });
+    await this.commands.execute(accountStream(recordAccount(topup).key), billingAccountDecider, { kind: 'ReportTopupPayment', topup_id, outcome: body.outcome as RailOutcome, rail_reference: body.rail_reference });
     return { id: topup_id };
   }
 }
@@ -164,16 +165,16 @@ export class AdjustCreditsHandler implements ICommandHandler<AdjustCredits, Crea
   constructor(private readonly commands: CommandExecutor, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
 
   async execute({ principal, body }: AdjustCredits): Promise<Created> {
-    const tenant = await this.access.tenant(principal, body.tenant_uuid, 'manage');
+    const account = await this.access.account(principal, body, 'adjust');
     const adjustment_id = nextId();
     if (body.direction === 'DEBIT') {
       if (body.expires_at !== undefined) throw new ValidationFailed('A debit does not expire.', [{ field: 'expires_at', issue: 'CREDIT only' }]);
-      await onAccount(this.commands, this.config, tenant, { kind: 'DebitCredits', adjustment_id, credits: body.credits, reason: body.reason, by_profile_uuid: principal.profile_uuid });
+      await onAccount(this.commands, this.config, account, { kind: 'DebitCredits', adjustment_id, credits: body.credits, reason: body.reason, by_profile_uuid: principal.profile_uuid });
       return { id: adjustment_id };
     }
     const expires_at = body.expires_at === undefined ? null : new Date(body.expires_at).toISOString();
     if (expires_at !== null && Date.parse(expires_at) <= this.clock().getTime()) throw new ValidationFailed('The credits would lapse before they are granted.', [{ field: 'expires_at', issue: 'must be in the future' }]);
-    await onAccount(this.commands, this.config, tenant, {
+    await onAccount(this.commands, this.config, account, {
       kind: 'GrantCredits', lot_id: adjustment_id, pool: 'adjustments', source: `ADJUSTMENT:${adjustment_id}`, credits: body.credits, expires_at, reason: body.reason, by_profile_uuid: principal.profile_uuid,
     });
     return { id: adjustment_id };

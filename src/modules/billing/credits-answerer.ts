@@ -1,7 +1,8 @@
 /**
- * Billing's answer to the platform's credits gate (src/platform/credits/credits-gate.ts): a tenant whose account has
+ * Billing's answer to the platform's credits gate (src/platform/credits/credits-gate.ts): a caller whose account has
  * nothing left to spend (its credits used up, or usage it still owes) is refused billable commands with 402
- * CREDITS_REQUIRED. A tenant without an account yet has the free allowance ahead of it.
+ * CREDITS_REQUIRED. The account is the one the rater will bill the command's events to (account-key.ts: the tenant's;
+ * in the global tenant the caller's own). An account not opened yet has the free allowance ahead of it.
  *
  * How far a fast client can overrun: the gate reads the account as the read model has it, which trails the log by
  * the rater's and the projector's lag. Far from the end (at least HEADROOM_FACTOR times the command's rate left) the
@@ -22,6 +23,7 @@ import { readRecord } from '../../platform/read-model/json-records';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { ACCOUNTS } from '../../../projections/billing-accounts/billing-accounts.read-model';
 import { billingAccountDecider, type BillingAccountState } from './domain/account';
+import { billingAccountKey, billingPayer } from './domain/account-key';
 import { loadState, spendable } from './domain/account-view';
 import { rateOf, RATE_CARD_V1 } from './domain/rate-card';
 import { BillingJobs } from './billing-jobs';
@@ -45,22 +47,23 @@ export class BillingCreditsAnswerer implements CreditsAnswerer, OnModuleInit {
     if (this.config.billingEnforcement) this.gate.register(this);
   }
 
-  async answer({ tenant_uuid, usage }: CreditsQuestion): Promise<CreditsAnswer> {
+  async answer({ tenant_uuid, actor, usage }: CreditsQuestion): Promise<CreditsAnswer> {
     const rate = rateOf(RATE_CARD_V1, usage);
     if (rate === null) return null;
     const required = parseDecimal(rate);
-    let available = await this.available(tenant_uuid);
+    const key = billingAccountKey(billingPayer(tenant_uuid, actor));
+    let available = await this.available(key);
     if (available < required * HEADROOM_FACTOR) {
       const timeout = this.config.readYourWritesTimeoutMs;
       if (await this.jobs.raterReached(await this.log.headPosition(), timeout)) await this.runner.waitFor(await this.log.headPosition(), ['billing-accounts'], timeout);
-      available = await this.available(tenant_uuid);
+      available = await this.available(key);
     }
     return available > 0n ? null : { available_credits: formatPlain(available), required_credits: rate };
   }
 
-  /** What the tenant can spend now; a period that has ended counts as closed (its next allowance granted). */
-  private async available(tenant_uuid: string): Promise<bigint> {
-    const row = await readRecord(this.db.reader.manager, ACCOUNTS, tenant_uuid);
+  /** What the account can spend now; a period that has ended counts as closed (its next allowance granted). */
+  private async available(account_key: string): Promise<bigint> {
+    const row = await readRecord(this.db.reader.manager, ACCOUNTS, account_key);
     if (!row) return parseDecimal(this.config.billingFreeAllowanceCredits);
     const now = this.clock();
     let state: BillingAccountState = loadState(row.state);

@@ -1,7 +1,8 @@
 /**
  * Billing reads, from the billing read models: the account (as the seeds' BillingAccount), the catalogue, a period's
- * usage with its reconciliation, subscriptions, top-ups and adjustments. A tenant that has not used anything yet has
- * no account stream: its account is shown as it will open (the free allowance of the current period).
+ * usage with its reconciliation, subscriptions, top-ups and adjustments. The account is the caller's by default: their
+ * session tenant's, in the global tenant their own (billing-access.ts). An account that has not been used yet has no
+ * stream: it is shown as it will open (the free allowance of the current period).
  */
 import { Inject } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
@@ -17,39 +18,39 @@ import { BILLING_PRODUCTS, type ProductRecord } from '../../../projections/billi
 import { billingAccountDecider, periodOf, TopupNotFound, type BillingAccountState, type BillingPeriod } from './domain/account';
 import { accountView, loadState, type BillingAccountView } from './domain/account-view';
 import type { BillingProduct } from './domain/catalog';
-import { BillingAccess } from './billing-access';
+import { BillingAccess, type BillingAccountRef, type BillingScope } from './billing-access';
 import type { BillingListQuery, BillingUsageQuery } from './dto/billing.dto';
 
-/** The tenant's account state as the read model has it, or as it would open now. */
-async function accountState(db: ReadModelDatabase, config: PlatformConfig, clock: Clock, tenant_uuid: string): Promise<BillingAccountState> {
-  const row = await readRecord(db.reader.manager, ACCOUNTS, tenant_uuid);
+/** The account's state as the read model has it, or as it would open now. */
+async function accountState(db: ReadModelDatabase, config: PlatformConfig, clock: Clock, { key, tenant_uuid, profile_uuid }: BillingAccountRef): Promise<BillingAccountState> {
+  const row = await readRecord(db.reader.manager, ACCOUNTS, key);
   if (row) return loadState(row.state);
   let state = billingAccountDecider.initialState();
-  for (const e of billingAccountDecider.decide({ kind: 'OpenAccount', tenant_uuid, currency: config.billingCurrency, free_allowance: config.billingFreeAllowanceCredits }, state, { now: clock(), newId: () => '' })) {
+  for (const e of billingAccountDecider.decide({ kind: 'OpenAccount', tenant_uuid, profile_uuid, currency: config.billingCurrency, free_allowance: config.billingFreeAllowanceCredits }, state, { now: clock(), newId: () => '' })) {
     state = billingAccountDecider.evolve(state, e);
   }
   return { ...state, version: -1 };
 }
 
 /** A period's reconciliation numbers: billable events the rater examined, usage on the account. */
-async function usageOf(db: ReadModelDatabase, tenant_uuid: string, period: BillingPeriod): Promise<{ credits: string; posted: number; checked: number }> {
-  const [usage]: Array<{ credits: string; events: string | number }> = await db.reader.query(db.sql('SELECT credits, events FROM billing_usage_periods WHERE tenant_uuid = ? AND period_started_at = ?'), [tenant_uuid, period.started_at]);
-  const [checks]: Array<{ checked: string | number }> = await db.reader.query(db.sql('SELECT checked FROM billing_rating_checks WHERE tenant_uuid = ? AND period_started_at = ?'), [tenant_uuid, period.started_at]);
+async function usageOf(db: ReadModelDatabase, account_key: string, period: BillingPeriod): Promise<{ credits: string; posted: number; checked: number }> {
+  const [usage]: Array<{ credits: string; events: string | number }> = await db.reader.query(db.sql('SELECT credits, events FROM billing_usage_periods WHERE account_key = ? AND period_started_at = ?'), [account_key, period.started_at]);
+  const [checks]: Array<{ checked: string | number }> = await db.reader.query(db.sql('SELECT checked FROM billing_rating_checks WHERE account_key = ? AND period_started_at = ?'), [account_key, period.started_at]);
   return { credits: usage ? formatPlain(parseDecimal(usage.credits)) : '0', posted: Number(usage?.events ?? 0), checked: Number(checks?.checked ?? 0) };
 }
 
 export class GetBillingAccount {
-  constructor(readonly principal: Principal, readonly tenant_uuid: string | undefined) {}
+  constructor(readonly principal: Principal, readonly scope: BillingScope) {}
 }
 
 @QueryHandler(GetBillingAccount)
 export class GetBillingAccountHandler implements IQueryHandler<GetBillingAccount, BillingAccountView> {
   constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
 
-  async execute({ principal, tenant_uuid }: GetBillingAccount): Promise<BillingAccountView> {
-    const tenant = await this.access.tenant(principal, tenant_uuid, 'read');
-    const state = await accountState(this.db, this.config, this.clock, tenant);
-    const { checked } = await usageOf(this.db, tenant, state.period);
+  async execute({ principal, scope }: GetBillingAccount): Promise<BillingAccountView> {
+    const account = await this.access.account(principal, scope, 'read');
+    const state = await accountState(this.db, this.config, this.clock, account);
+    const { checked } = await usageOf(this.db, account.key, state.period);
     return accountView(state, this.clock().toISOString(), checked);
   }
 }
@@ -63,9 +64,9 @@ export class GetBillingUsageHandler implements IQueryHandler<GetBillingUsage> {
   constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
 
   async execute({ principal, query }: GetBillingUsage): Promise<object> {
-    const tenant = await this.access.tenant(principal, query.tenant_uuid, 'read');
-    const period = query.period ? periodOf(`${query.period}-01T00:00:00.000Z`) : (await accountState(this.db, this.config, this.clock, tenant)).period;
-    const { credits, posted, checked } = await usageOf(this.db, tenant, period);
+    const account = await this.access.account(principal, query, 'read');
+    const period = query.period ? periodOf(`${query.period}-01T00:00:00.000Z`) : (await accountState(this.db, this.config, this.clock, account)).period;
+    const { credits, posted, checked } = await usageOf(this.db, account.key, period);
     const pending = Math.max(0, checked - posted);
     return { period, rated_usage_credits: credits, usage_events: posted, pending_usage_events: pending, reconciliation: { mode: 'INGEST_TIME', checked, posted, pending } };
   }
@@ -107,31 +108,31 @@ export class GetBillingProductHandler implements IQueryHandler<GetBillingProduct
 }
 
 export class ListBillingSubscriptions {
-  constructor(readonly principal: Principal, readonly tenant_uuid: string | undefined) {}
+  constructor(readonly principal: Principal, readonly scope: BillingScope) {}
 }
 
 @QueryHandler(ListBillingSubscriptions)
 export class ListBillingSubscriptionsHandler implements IQueryHandler<ListBillingSubscriptions> {
   constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
 
-  async execute({ principal, tenant_uuid }: ListBillingSubscriptions): Promise<object> {
-    const tenant = await this.access.tenant(principal, tenant_uuid, 'read');
-    const view = accountView(await accountState(this.db, this.config, this.clock, tenant), this.clock().toISOString(), 0);
+  async execute({ principal, scope }: ListBillingSubscriptions): Promise<object> {
+    const account = await this.access.account(principal, scope, 'read');
+    const view = accountView(await accountState(this.db, this.config, this.clock, account), this.clock().toISOString(), 0);
     return { account_id: view.account_id, items: view.subscriptions };
   }
 }
 
 export class GetBillingSubscription {
-  constructor(readonly principal: Principal, readonly tenant_uuid: string | undefined, readonly product_code: string) {}
+  constructor(readonly principal: Principal, readonly scope: BillingScope, readonly product_code: string) {}
 }
 
 @QueryHandler(GetBillingSubscription)
 export class GetBillingSubscriptionHandler implements IQueryHandler<GetBillingSubscription> {
   constructor(private readonly db: ReadModelDatabase, private readonly access: BillingAccess, @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig, @Inject(CLOCK) private readonly clock: Clock) {}
 
-  async execute({ principal, tenant_uuid, product_code }: GetBillingSubscription): Promise<object> {
-    const tenant = await this.access.tenant(principal, tenant_uuid, 'read');
-    const view = accountView(await accountState(this.db, this.config, this.clock, tenant), this.clock().toISOString(), 0);
+  async execute({ principal, scope, product_code }: GetBillingSubscription): Promise<object> {
+    const account = await this.access.account(principal, scope, 'read');
+    const view = accountView(await accountState(this.db, this.config, this.clock, account), this.clock().toISOString(), 0);
     const sub = view.subscriptions.find((s) => s.product_code === product_code);
     if (!sub) throw new PlatformError('NOT_FOUND', `No subscription to ${product_code}.`);
     return sub;

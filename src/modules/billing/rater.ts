@@ -1,6 +1,7 @@
 /**
  * The rater (docs/billing.md): one process at a time (lease `billing:rater`) follows the global log from its
- * checkpoint and turns each billable event (the rate card) into a `BillingUsageRated` on its tenant's account, one
+ * checkpoint and turns each billable event (the rate card) into a `BillingUsageRated` on the account that pays for it
+ * (account-key.ts: its tenant's, or in the global tenant its actor's own), one
  * append per account per batch, with the expected revision (CommandExecutor). Then, in one read-model transaction
  * that also proves the lease, it counts the billable events it examined per account and period (the reconciliation's
  * `checked`) and moves its checkpoint.
@@ -17,6 +18,7 @@ import type { EventStore, EventSubscription, RecordedEvent } from '../../platfor
 import { LeasedWorker, type LeasedWorkerOptions } from '../../platform/jobs/leased-worker';
 import { portableSql, type ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { accountStream, billingAccountDecider, periodOf, type RateUsage } from './domain/account';
+import { billingAccountKey, type BillingPayer } from './domain/account-key';
 import { RATE_CARD_V1, usageFor, type RateCard } from './domain/rate-card';
 
 export const RATER_LEASE = 'billing:rater';
@@ -95,40 +97,40 @@ export class BillingRater extends LeasedWorker {
 
   /** Rates one batch of the log (in order) and checkpoints after it. */
   async rate(batch: RecordedEvent[]): Promise<void> {
-    const byTenant = new Map<string, RateUsage[]>();
+    const byAccount = new Map<string, { payer: BillingPayer; usages: RateUsage[] }>();
     for (const e of batch) {
       const usage = usageFor(e, this.card, this.raterOptions.freeAllowance);
       if (!usage) continue;
-      const list = byTenant.get(usage.tenant_uuid) ?? [];
-      list.push(usage.command);
-      byTenant.set(usage.tenant_uuid, list);
+      const key = billingAccountKey(usage.payer);
+      const account = byAccount.get(key) ?? { payer: usage.payer, usages: [] };
+      account.usages.push(usage.command);
+      byAccount.set(key, account);
     }
     // Accounts are independent streams: their appends go out together (the store orders them).
-    await Promise.all([...byTenant].map(([tenant_uuid, usages]) => this.rateAccount(tenant_uuid, usages)));
-    const usages = [...byTenant.values()].reduce((n, l) => n + l.length, 0);
+    await Promise.all([...byAccount].map(([key, { payer, usages }]) => this.rateAccount(key, payer, usages)));
+    const usages = [...byAccount.values()].reduce((n, a) => n + a.usages.length, 0);
     const last = batch[batch.length - 1].position;
     this.raterOptions.onRated?.({ events: batch.length, usages, position: last });
     await this.db.transaction(async (tx) => {
-      await countChecked(tx, byTenant);
+      await countChecked(tx, byAccount);
       await this.advance(tx, last);
     });
     this.advanced(last);
   }
 
-  private rateAccount(tenant_uuid: string, usages: RateUsage[]): Promise<void> {
+  private rateAccount(key: string, payer: BillingPayer, usages: RateUsage[]): Promise<void> {
     // The account's events carry its tenant and the first source event as their cause (the audit trail's link).
-    const context = createRequestContext({ tenant_uuid, causation_id: usages[0].source_event_id });
+    const context = createRequestContext({ tenant_uuid: payer.tenant_uuid, causation_id: usages[0].source_event_id });
     return runWithContext(context, async () => {
-      const stream = accountStream(tenant_uuid);
       const { freeAllowance: free_allowance, currency } = this.raterOptions;
-      await this.commands.execute(stream, billingAccountDecider, { kind: 'RateUsages', usages, opening: { tenant_uuid, currency, free_allowance } });
+      await this.commands.execute(accountStream(key), billingAccountDecider, { kind: 'RateUsages', usages, opening: { ...payer, currency, free_allowance } });
     });
   }
 }
 
 /** The reconciliation's `checked`: billable events examined, per account and period, with the checkpoint. */
-async function countChecked(tx: EntityManager, byTenant: Map<string, RateUsage[]>): Promise<void> {
-  for (const [tenant_uuid, usages] of byTenant) {
+async function countChecked(tx: EntityManager, byAccount: Map<string, { usages: RateUsage[] }>): Promise<void> {
+  for (const [account_key, { usages }] of byAccount) {
     const perPeriod = new Map<string, number>();
     for (const u of usages) {
       const period = periodOf(u.occurred_at).started_at;
@@ -136,8 +138,8 @@ async function countChecked(tx: EntityManager, byTenant: Map<string, RateUsage[]
     }
     for (const [period, n] of perPeriod) {
       await tx.query(
-        portableSql(tx, 'INSERT INTO billing_rating_checks (tenant_uuid, period_started_at, checked) VALUES (?, ?, ?) ON CONFLICT (tenant_uuid, period_started_at) DO UPDATE SET checked = billing_rating_checks.checked + ?'),
-        [tenant_uuid, period, n, n],
+        portableSql(tx, 'INSERT INTO billing_rating_checks (account_key, period_started_at, checked) VALUES (?, ?, ?) ON CONFLICT (account_key, period_started_at) DO UPDATE SET checked = billing_rating_checks.checked + ?'),
+        [account_key, period, n, n],
       );
     }
   }

@@ -5,11 +5,18 @@
  * answerer (or with BILLING_ENFORCEMENT=false) lets everything through.
  */
 import { Injectable } from '@nestjs/common';
+import { currentContext, SYSTEM_ACTOR } from '../context/request-context';
+import type { ActorRef } from '../event-store/event-store.port';
 import { PlatformError } from '../errors';
 
 /** What the gate is asked: whose credits, and the billable event the command will cause (its rate is the cost). */
 export interface CreditsQuestion {
   tenant_uuid: string;
+  /**
+   * Who the command's events will name as their actor (default: the request context's, which is what the events'
+   * envelope carries): the answerer may bill per actor (billing does in the global tenant, docs/billing.md).
+   */
+  actor?: ActorRef;
   /** The event type the command appends, as billing's rate card names it (e.g. `OrderAccepted`). */
   usage: string;
 }
@@ -44,7 +51,7 @@ export class CreditsGate {
 
   /** Throws CreditsRequired (402) when the tenant may not spend on this usage now. */
   async require(question: CreditsQuestion): Promise<void> {
-    const answer = this.answerer ? await this.answerer.answer(question) : null;
+    const answer = this.answerer ? await this.answerer.answer({ ...question, actor: question.actor ?? currentContext()?.actor ?? SYSTEM_ACTOR }) : null;
     if (answer) throw new CreditsRequired(answer);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { formatPlain, parseDecimal } from '../../../platform/decimal/fixed18';
 import { billingAccountDecider, type BillingAccountState, type BillingEvent, type BillingPeriod, type LotRecord, type Subscription, type TopupStatus } from './account';
+import { billingAccountKey } from './account-key';
 import { availableAt, poolView, POOLS, type CreditPoolView, type Pool } from './credits';
 
 /** The state with its bigints as strings (JSON). */
@@ -36,7 +37,8 @@ export function storeState(s: BillingAccountState): StoredAccountState {
 
 export function loadState(j: StoredAccountState): BillingAccountState {
   return {
-    account: j.account,
+    // Accounts stored before people of the global tenant had their own: a tenant's (profile_uuid null).
+    account: j.account && { ...j.account, profile_uuid: j.account.profile_uuid ?? null },
     period: j.period,
     lots: j.lots.map((l) => ({ ...l, granted: parseDecimal(l.granted), remaining: parseDecimal(l.remaining) })),
     uncovered: parseDecimal(j.uncovered),
@@ -58,10 +60,12 @@ export const SETTLEMENT_METHODS = ['SIMULATED_RAIL'] as const;
 /** CURRENT: nothing open; PAYMENT_PENDING: a top-up waits for the rail; REVIEW_REQUIRED: a settled payment was reversed. */
 export const SETTLEMENT_STATES = ['CURRENT', 'PAYMENT_PENDING', 'REVIEW_REQUIRED'] as const;
 
-/** The seeds' BillingAccount, with the tenant, what is owed and the stream version besides. */
+/** The seeds' BillingAccount, with whose account it is (its key, tenant and person), what is owed and the stream version besides. */
 export interface BillingAccountView {
   account_id: string;
+  account_key: string;
   tenant_uuid: string;
+  profile_uuid: string | null;
   status: AccountStatus;
   available_credits: string;
   included_credits: string;
@@ -91,7 +95,9 @@ export function accountView(s: BillingAccountState, at: string, checked: number)
   const topups = Object.values(s.topups).map((t) => t.status);
   return {
     account_id: s.account.account_id,
+    account_key: billingAccountKey(s.account),
     tenant_uuid: s.account.tenant_uuid,
+    profile_uuid: s.account.profile_uuid,
     status: available === 0n ? 'CREDITS_REQUIRED' : 'ACTIVE',
     available_credits: formatPlain(available),
     included_credits: formatPlain(included),

@@ -1,5 +1,6 @@
 /**
- * A tenant's billing account (pure decider): one stream per tenant (`billing-account-<tenant_uuid>`) holding its
+ * A billing account (pure decider): one stream per account (`billing-account-<account key>`, account-key.ts: a
+ * tenant's, or one person's of the global tenant) holding its
  * credit lots (credits.ts), its current period, its subscriptions, the usage rated against it and how far the log has
  * been rated. Usage is never reported by clients: the rater turns billable events of the log into `BillingUsageRated`
  * here, and the decider ignores a source event at or below the position already rated, so each is rated exactly once,
@@ -15,11 +16,13 @@ import type { Decider, DecideContext } from '../../../platform/command/decider';
 import { canonicalJson, sha256Hex } from '../../../platform/commitments/commitment';
 import { formatPlain, parseDecimal } from '../../../platform/decimal/fixed18';
 import { PlatformError, StateConflict } from '../../../platform/errors';
+import { billingAccountKey, type BillingPayer } from './account-key';
 import { availableAt, draw, type CreditLot, type Draw, type Pool } from './credits';
 
-export const accountStream = (tenant_uuid: string): string => `billing-account-${tenant_uuid}`;
-/** The account's id: not a workspace's, not the tenant's own, derived from the tenant. */
-export const accountIdOf = (tenant_uuid: string): string => sha256Hex(canonicalJson(['billing-account', tenant_uuid])).slice(0, 32);
+/** The account's stream, named by its key (account-key.ts). */
+export const accountStream = (account_key: string): string => `billing-account-${account_key}`;
+/** The account's id: not a workspace's, not the tenant's own, derived from the account's key. */
+export const accountIdOf = (account_key: string): string => sha256Hex(canonicalJson(['billing-account', account_key])).slice(0, 32);
 const lotIdOf = (...parts: string[]): string => sha256Hex(canonicalJson(['billing-lot', ...parts])).slice(0, 32);
 
 export interface BillingPeriod {
@@ -57,7 +60,8 @@ export interface Subscription {
 }
 
 export type BillingEvent =
-  | { type: 'BillingAccountOpened'; data: { account_id: string; tenant_uuid: string; currency: string; period: BillingPeriod; allowance: LotRecord } }
+  /** profile_uuid: the person whose own account it is (global tenant), null for a tenant's; absent on accounts opened before. */
+  | { type: 'BillingAccountOpened'; data: { account_id: string; tenant_uuid: string; profile_uuid?: string | null; currency: string; period: BillingPeriod; allowance: LotRecord } }
   | { type: 'BillingCreditsGranted'; data: { lot: LotRecord; paid_uncovered: string; reason: string | null; by_profile_uuid: string | null } }
   | { type: 'BillingCreditsDebited'; data: { adjustment_id: string; credits: string; draws: Draw[]; uncovered_added: string; reason: string; by_profile_uuid: string; at: string } }
   | {
@@ -93,7 +97,7 @@ export interface Topup {
 }
 
 export interface BillingAccountState {
-  account: { account_id: string; tenant_uuid: string; currency: string } | null;
+  account: { account_id: string; tenant_uuid: string; profile_uuid: string | null; currency: string } | null;
   period: BillingPeriod;
   lots: CreditLot[];
   uncovered: bigint;
@@ -110,13 +114,13 @@ export interface BillingAccountState {
 export type RateUsage = { kind: 'RateUsage'; source_event_id: string; source_position: bigint; source_type: string; occurred_at: string; credits: string; rate_card_version: number; free_allowance: string };
 export type BillingCommand =
   /** Opens the account in the period holding `at` (default: now); a no-op when it is open. */
-  | { kind: 'OpenAccount'; tenant_uuid: string; currency: string; free_allowance: string; at?: string }
+  | { kind: 'OpenAccount'; tenant_uuid: string; profile_uuid: string | null; currency: string; free_allowance: string; at?: string }
   | RateUsage
   /**
    * The rater's batch: each usage in log order, as RateUsage would one by one, in one append; with `opening`, an
    * account not open yet is opened first (in the first usage's period), in the same append.
    */
-  | { kind: 'RateUsages'; usages: RateUsage[]; opening?: { tenant_uuid: string; currency: string; free_allowance: string } }
+  | { kind: 'RateUsages'; usages: RateUsage[]; opening?: { tenant_uuid: string; profile_uuid: string | null; currency: string; free_allowance: string } }
   | { kind: 'RequestTopup'; topup: Omit<Topup, 'status' | 'requested_at'> }
   | { kind: 'ReportTopupPayment'; topup_id: string; outcome: RailOutcome; rail_reference: string }
   | { kind: 'GrantCredits'; lot_id: string; pool: Pool; source: string; credits: string; expires_at: string | null; reason: string | null; by_profile_uuid: string | null }
@@ -133,7 +137,7 @@ export class TopupNotFound extends PlatformError {
 
 export class BillingAccountNotFound extends PlatformError {
   constructor() {
-    super('NOT_FOUND', 'No billing account for this tenant.');
+    super('NOT_FOUND', 'No billing account is open on this stream.');
   }
 }
 
@@ -158,7 +162,7 @@ function evolve(state: BillingAccountState, event: BillingEvent): BillingAccount
   switch (event.type) {
     case 'BillingAccountOpened': {
       const d = event.data;
-      return { ...s, account: { account_id: d.account_id, tenant_uuid: d.tenant_uuid, currency: d.currency }, period: d.period, lots: [lotOf(d.allowance)], version: 0 };
+      return { ...s, account: { account_id: d.account_id, tenant_uuid: d.tenant_uuid, profile_uuid: d.profile_uuid ?? null, currency: d.currency }, period: d.period, lots: [lotOf(d.allowance)], version: 0 };
     }
     case 'BillingCreditsGranted':
       return { ...s, lots: [...s.lots, lotOf(event.data.lot)], uncovered: s.uncovered - parseDecimal(event.data.paid_uncovered) };
@@ -275,10 +279,11 @@ function decide(command: BillingCommand, state: BillingAccountState, ctx: Decide
   const now = ctx.now.toISOString();
   if (command.kind === 'OpenAccount') {
     if (state.account) return [];
-    const account_id = accountIdOf(command.tenant_uuid);
+    const payer: BillingPayer = { tenant_uuid: command.tenant_uuid, profile_uuid: command.profile_uuid };
+    const account_id = accountIdOf(billingAccountKey(payer));
     const period = periodOf(command.at ?? now);
     const allowance = record({ lot_id: lotIdOf(account_id, 'ALLOWANCE', period.started_at), pool: 'allowance', source: 'ALLOWANCE', granted: parseDecimal(command.free_allowance), remaining: parseDecimal(command.free_allowance), granted_at: command.at ?? now, expires_at: period.ends_at });
-    return [{ type: 'BillingAccountOpened', data: { account_id, tenant_uuid: command.tenant_uuid, currency: command.currency, period, allowance } }];
+    return [{ type: 'BillingAccountOpened', data: { account_id, ...payer, currency: command.currency, period, allowance } }];
   }
   if (command.kind === 'RateUsages' && command.opening && !state.account && command.usages.length > 0) {
     const opened = decide({ kind: 'OpenAccount', ...command.opening, at: command.usages[0].occurred_at }, state, ctx);

@@ -1,17 +1,21 @@
 /**
  * Billing's notification rules (registered with the notification inbox, src/modules/notifications/domain/rule-port.ts):
  * what the people who pay want to hear — the tenant's credits ran out (billable commands now answer 402), a top-up's
- * payment settled (its credits granted), failed, or was reversed and is held for review. Recipients: the tenant's
- * OWNER and TENANT_ADMINs at the time, kept as a fact from identity's tenant events (TenantCreated,
- * TenantAuthorityAssigned). Each top-up's few facts are remembered from its request, to say which one it was.
+ * payment settled (its credits granted), failed, or was reversed and is held for review. Recipients: for a tenant's
+ * account, the tenant's OWNER and TENANT_ADMINs at the time, kept as a fact from identity's tenant events
+ * (TenantCreated, TenantAuthorityAssigned); for a person's own account in the global tenant, that person (named by
+ * the account's BillingAccountOpened). Facts are kept per account key (a tenant's account's key is the tenant's id).
+ * Each top-up's few facts are remembered from its request, to say which one it was.
  */
 import type { TenantEvent } from '../../identity/domain/access';
 import { fact, getFact, id32, notifier, plainDecimal, recipients, streamId, untrusted, type FactKey, type Facts, type InboxChange, type NotificationRules, type SourceEvent } from '../../notifications/domain/rule-port';
 import type { BillingEvent } from './account';
 
-/** Who manages a tenant's billing: its OWNER and TENANT_ADMINs. */
+/** Who manages an account's billing: a tenant's OWNER and TENANT_ADMINs, or the person whose own account it is. */
 interface TenantFact {
   managers: string[];
+  /** A person's own account (global tenant): the messages say "you", not "your tenant". */
+  personal?: boolean;
   /** Whether the "credits ran out" notification went out and no usage has left credits since. */
   exhausted?: boolean;
 }
@@ -34,6 +38,7 @@ function factsNeeded(e: SourceEvent): FactKey[] {
     case 'TenantCreated':
     case 'TenantAuthorityAssigned':
       return [{ scope: TENANT, key: String(d.tenant_uuid) }];
+    case 'BillingAccountOpened':
     case 'BillingUsageRated':
       return [{ scope: TENANT, key: String(streamId(e, ACCOUNT_STREAM)) }];
     case 'BillingTopupSettled':
@@ -66,6 +71,10 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
   const known = (getFact(facts, TENANT, tenant) as TenantFact | undefined) ?? { managers: [] };
   const href = '/api/v1/billing/account';
   switch (ev.type) {
+    case 'BillingAccountOpened': {
+      const holder = id32(ev.data.profile_uuid);
+      return holder ? [fact(TENANT, tenant, { ...known, managers: recipients(holder), personal: true } satisfies TenantFact)] : [];
+    }
     case 'BillingUsageRated': {
       const out = ev.data.credits_left === '0';
       if (out === (known.exhausted === true)) return [];
@@ -77,7 +86,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
           notify(e, p, {
             type: 'BILLING_CREDITS_EXHAUSTED',
             title: 'Credits used up',
-            message: 'Your tenant has used up its credits: orders, live AI-wallet intents and memory requests are refused (402) until a top-up, a subscription or the next period\'s allowance.',
+            message: `${known.personal ? 'You have used up your credits' : 'Your tenant has used up its credits'}: orders, live AI-wallet intents and memory requests are refused (402) until a top-up, a subscription or the next period's allowance.`,
             href,
             reference: tenant,
           }),
@@ -114,7 +123,7 @@ function plan(e: SourceEvent, facts: Facts): InboxChange[] {
 export const billingNotificationRules: NotificationRules = {
   source: 'billing',
   types: TYPES,
-  handles: ['TenantCreated', 'TenantAuthorityAssigned', 'BillingUsageRated', 'BillingTopupRequested', 'BillingTopupSettled', 'BillingTopupFailed', 'BillingTopupFlagged'],
+  handles: ['TenantCreated', 'TenantAuthorityAssigned', 'BillingAccountOpened', 'BillingUsageRated', 'BillingTopupRequested', 'BillingTopupSettled', 'BillingTopupFailed', 'BillingTopupFlagged'],
   factScopes: [TENANT, TOPUP],
   factsNeeded,
   plan,

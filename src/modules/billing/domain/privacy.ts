@@ -1,14 +1,16 @@
 /**
  * The privacy class of every field of the billing events (src/platform/privacy/field-classes.ts, docs/privacy.md).
- * Accounts, lots, usage and products are the platform's facts; the reasons an admin writes for an adjustment are that
- * person's words (personal).
+ * Accounts, lots, usage and products are the platform's facts (a person's own account in the global tenant names the
+ * person by profile_uuid, an internal identifier as in every module's events); the reasons an admin writes for an
+ * adjustment are that person's words (personal).
  */
 import { declareEventClasses } from '../../../platform/privacy/field-classes';
 import type { BillingEvent } from './account';
 import type { CatalogEvent } from './catalog';
 
 export const BILLING_EVENT_CLASSES = declareEventClasses<BillingEvent>('billing', {
-  BillingAccountOpened: { account_id: 'internal', tenant_uuid: 'internal', currency: 'internal', period: 'internal', allowance: 'internal' },
+  // profile_uuid: whose own account it is in the global tenant; an identifier, internal as in every module's events.
+  BillingAccountOpened: { account_id: 'internal', tenant_uuid: 'internal', profile_uuid: 'internal', currency: 'internal', period: 'internal', allowance: 'internal' },
   BillingCreditsGranted: { lot: 'internal', paid_uncovered: 'internal', reason: 'personal', by_profile_uuid: 'internal' },
   BillingCreditsDebited: { adjustment_id: 'internal', credits: 'internal', draws: 'internal', uncovered_added: 'internal', reason: 'personal', by_profile_uuid: 'internal', at: 'internal' },
   BillingUsageRated: {

@@ -1,12 +1,14 @@
 /**
  * The rate card: which events of the log are billable usage and what each costs in credits. Versioned: a rated usage
  * records the version it was rated with, so a change of prices applies from its adoption on and never re-rates the
- * past. The rater resolves the account from the event's tenant (its metadata's `tenant_uuid`).
+ * past. The rater resolves the account from the event's envelope: its tenant (`metadata.tenant_uuid`) and, in the
+ * global tenant, its actor (`metadata.actor`), by the rule of account-key.ts.
  *
  * Format: `{ version, rates: { <event type>: <credits as a decimal string> } }`; an event type not listed is free.
  */
 import { parseDecimal } from '../../../platform/decimal/fixed18';
 import type { BillingCommand } from './account';
+import { billingPayer, type BillingActor, type BillingPayer } from './account-key';
 
 export interface RateCard {
   version: number;
@@ -35,19 +37,20 @@ export interface BillableEvent {
   type: string;
   position: bigint;
   occurred_at: string;
-  metadata: { tenant_uuid?: string | null };
+  metadata: { tenant_uuid?: string | null; actor?: BillingActor | null };
 }
 
 /**
- * What the rater appends for an event: the tenant's account and its RateUsage, or null when the event is free or
- * belongs to no tenant. Rated at the event's own instant (its period), by its log position (exactly once).
+ * What the rater appends for an event: the account that pays (account-key.ts) and its RateUsage, or null when the
+ * event is free or belongs to no tenant. Rated at the event's own instant (its period), by its log position (exactly
+ * once: the envelope never changes, so a batch read again goes to the same account, which skips what it rated).
  */
-export function usageFor(e: BillableEvent, card: RateCard, free_allowance: string): { tenant_uuid: string; command: Extract<BillingCommand, { kind: 'RateUsage' }> } | null {
+export function usageFor(e: BillableEvent, card: RateCard, free_allowance: string): { payer: BillingPayer; command: Extract<BillingCommand, { kind: 'RateUsage' }> } | null {
   const credits = rateOf(card, e.type);
   const tenant_uuid = e.metadata.tenant_uuid;
   if (credits === null || typeof tenant_uuid !== 'string' || !/^[0-9a-f]{32}$/.test(tenant_uuid)) return null;
   return {
-    tenant_uuid,
+    payer: billingPayer(tenant_uuid, e.metadata.actor),
     command: { kind: 'RateUsage', source_event_id: e.event_id, source_position: e.position, source_type: e.type, occurred_at: e.occurred_at, credits, rate_card_version: card.version, free_allowance },
   };
 }

@@ -14,13 +14,20 @@ const hex32 = (field: string) => ({ message: `${field} must be 32 lowercase hex 
 export const PRODUCT_CODE = /^[A-Z][A-Z0-9_]{1,39}$/;
 const credits = () => IsDecimalString({ positive: true, maxIntegerDigits: 15, maxFractionDigits: 18 });
 const TENANT = { ...hex32Param('The tenant whose account this is; default: your session\'s'), required: false } as const;
+const PROFILE = {
+  ...hex32Param('Global tenant only: the person whose own account this is; default: you (another person\'s: platform admins)'),
+  required: false,
+} as const;
 export const BILLING_PAGE = { default: 50, max: 200 };
 
-/** Which tenant's account (default: the caller's session tenant). */
+/** Which account (default: the caller's session tenant's; in the global tenant the caller's own, docs/billing.md). */
 @NoExtraFields({ query: true })
 export class BillingScopeQuery {
   @ApiPropertyOptional(TENANT) @Optional() @Matches(HEX32, hex32('tenant_uuid'))
   tenant_uuid?: string;
+
+  @ApiPropertyOptional(PROFILE) @Optional() @Matches(HEX32, hex32('profile_uuid'))
+  profile_uuid?: string;
 }
 
 @NoExtraFields({ query: true })
@@ -89,12 +96,18 @@ export class StartBillingSubscriptionRequest {
 
   @ApiPropertyOptional(TENANT) @Optional() @Matches(HEX32, hex32('tenant_uuid'))
   tenant_uuid?: string;
+
+  @ApiPropertyOptional(PROFILE) @Optional() @Matches(HEX32, hex32('profile_uuid'))
+  profile_uuid?: string;
 }
 
 @NoExtraFields()
 export class BillingTenantRequest {
   @ApiPropertyOptional(TENANT) @Optional() @Matches(HEX32, hex32('tenant_uuid'))
   tenant_uuid?: string;
+
+  @ApiPropertyOptional(PROFILE) @Optional() @Matches(HEX32, hex32('profile_uuid'))
+  profile_uuid?: string;
 }
 
 @NoExtraFields()
@@ -104,6 +117,9 @@ export class RequestBillingTopupRequest {
 
   @ApiPropertyOptional(TENANT) @Optional() @Matches(HEX32, hex32('tenant_uuid'))
   tenant_uuid?: string;
+
+  @ApiPropertyOptional(PROFILE) @Optional() @Matches(HEX32, hex32('profile_uuid'))
+  profile_uuid?: string;
 }
 
 /** The payment rail's report on a top-up's payment (the simulated rail's stand-in for a real rail's callback). */
@@ -123,6 +139,9 @@ export const ADJUSTMENT_DIRECTIONS = ['CREDIT', 'DEBIT'] as const;
 export class BillingAdjustmentRequest {
   @ApiPropertyOptional(TENANT) @Optional() @Matches(HEX32, hex32('tenant_uuid'))
   tenant_uuid?: string;
+
+  @ApiPropertyOptional(PROFILE) @Optional() @Matches(HEX32, hex32('profile_uuid'))
+  profile_uuid?: string;
 
   @ApiProperty({ enum: ADJUSTMENT_DIRECTIONS }) @IsIn(ADJUSTMENT_DIRECTIONS)
   direction!: string;

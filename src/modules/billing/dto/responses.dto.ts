@@ -62,7 +62,11 @@ export class BillingSubscriptionListResponse {
 @ApiSchema({ name: 'BillingAccount' })
 export class BillingAccountResponse {
   @ApiProperty({ ...HEX32_ID, description: 'The account (not a workspace identifier).' }) account_id!: string;
+  @ApiProperty({ ...HEX32_ID, description: 'Platform field: the account\'s key, naming its stream (billing-account-<key>): the tenant\'s id for a tenant\'s account, derived from the person for a person\'s own.' })
+  account_key!: string;
   @ApiProperty({ ...HEX32_ID, description: 'Platform field: the tenant it bills.' }) tenant_uuid!: string;
+  @ApiProperty({ type: String, nullable: true, ...HEX32_ID, description: 'Platform field: in the global tenant, the person whose own account it is; null for a tenant\'s shared account.' })
+  profile_uuid!: string | null;
   @ApiProperty({ enum: ACCOUNT_STATUSES }) status!: string;
   @ApiProperty(CREDITS) available_credits!: string;
   @ApiProperty({ ...CREDITS, description: 'Granted this period by the allowance and the subscriptions.' }) included_credits!: string;
@@ -120,6 +124,8 @@ export class BillingUsageResponse {
 export class BillingTopupResponse {
   @ApiProperty(HEX32_ID) topup_id!: string;
   @ApiProperty(HEX32_ID) tenant_uuid!: string;
+  @ApiPropertyOptional({ type: String, nullable: true, ...HEX32_ID, description: 'In the global tenant, the person whose own account it is on; null for a tenant\'s account.' })
+  profile_uuid?: string | null;
   @ApiProperty() product_code!: string;
   @ApiProperty(CREDITS) credit_units!: string;
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 0 }) amount_minor!: number;
@@ -142,6 +148,8 @@ export class BillingLotDrawResponse {
 export class BillingAdjustmentResponse {
   @ApiProperty(HEX32_ID) adjustment_id!: string;
   @ApiProperty(HEX32_ID) tenant_uuid!: string;
+  @ApiPropertyOptional({ type: String, nullable: true, ...HEX32_ID, description: 'In the global tenant, the person whose own account it is on; null for a tenant\'s account.' })
+  profile_uuid?: string | null;
   @ApiProperty({ enum: ADJUSTMENT_DIRECTIONS }) direction!: string;
   @ApiProperty(CREDITS) credits!: string;
   @ApiProperty() reason!: string;

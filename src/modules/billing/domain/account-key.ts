@@ -1,0 +1,49 @@
+/**
+ * Which billing account pays (docs/billing.md, "Which account pays"): one pure rule, used by the credits gate, the
+ * rater, the billing-accounts projector and the routes, so they can never disagree.
+ *
+ * - A tenant other than the global one has one shared account: every person and agent of the tenant draws on it.
+ * - In the global tenant (everyone who registered without `tenant_uuid`) there is no shared account: each actor is
+ *   billed on an account of its own, the actor being who the command's events name in their envelope
+ *   (`metadata.actor`): a person's session is the person (`profile`), an agent's workload token the agent
+ *   (`workload`, its client id; the platform's Principal calls it profile_uuid too).
+ * - A billable event of the global tenant with no person or agent behind it (the platform itself) stays on the global
+ *   tenant's own account: the account all of the global tenant shared before, which no command bills any more.
+ *
+ * The account's key names its stream (`billing-account-<key>`) and its read-model rows: the tenant's id for a tenant's
+ * account (unchanged, so a tenant's existing account keeps its stream), and for a person's account a 32-hex digest of
+ * the tenant and the person (a pseudonym of the profile, as internal as the profile_uuid itself).
+ */
+import { canonicalJson, sha256Hex } from '../../../platform/commitments/commitment';
+import { GLOBAL_TENANT_UUID } from '../../identity/domain/identity.constants';
+
+export { GLOBAL_TENANT_UUID };
+
+/** Who an account bills: a tenant (profile_uuid null), or one person (or agent) of the global tenant. */
+export interface BillingPayer {
+  tenant_uuid: string;
+  profile_uuid: string | null;
+}
+
+/** The envelope's actor, as the event metadata and the request context carry it. */
+export interface BillingActor {
+  type: string;
+  reference: string;
+}
+
+const HEX32 = /^[0-9a-f]{32}$/;
+/** The actor kinds that hold an account of their own in the global tenant. */
+const HOLDERS = new Set(['profile', 'workload']);
+
+/** The payer of a billable command (the gate) or event (the rater): its tenant, and in the global tenant its actor. */
+export function billingPayer(tenant_uuid: string, actor: BillingActor | null | undefined): BillingPayer {
+  if (tenant_uuid !== GLOBAL_TENANT_UUID) return { tenant_uuid, profile_uuid: null };
+  const holder = actor && HOLDERS.has(actor.type) && HEX32.test(actor.reference) ? actor.reference : null;
+  return { tenant_uuid, profile_uuid: holder };
+}
+
+/** The account's key: the tenant's id for a tenant's account; a digest of tenant and person for a person's. */
+export function billingAccountKey(payer: BillingPayer): string {
+  if (payer.profile_uuid === null) return payer.tenant_uuid;
+  return sha256Hex(canonicalJson(['billing-account-key', payer.tenant_uuid, payer.profile_uuid])).slice(0, 32);
+}
