@@ -35,6 +35,8 @@ beforeAll(async () => {
   outsider = await person(undefined, 'Someone else');
   const tenant = await call('POST', '/api/v1/tenants', outsider.headers, { name: 'Other tenant' });
   expect(tenant.status).toBe(201);
+  // Its owner opens it to registrations (by default it takes members by invitation only).
+  expect((await call('PUT', `/api/v1/tenants/${tenant.json.tenant_uuid}/join-policy`, outsider.headers, { join_policy: 'OPEN' })).status).toBe(200);
   foreigner = await person(tenant.json.tenant_uuid, 'Foreign');
 });
 afterAll(() => t.close());

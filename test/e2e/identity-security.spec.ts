@@ -64,7 +64,7 @@ interface Account extends Session {
 /** HTTP helpers bound to one running app, plus every secret seen (checked against the event store at the end). */
 function client(t: TestApp) {
   const secrets = new Set<string>();
-  const inject = (method: 'GET' | 'POST' | 'DELETE', url: string, opts: { payload?: unknown; token?: string; ip?: string; headers?: Record<string, string> } = {}) =>
+  const inject = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { payload?: unknown; token?: string; ip?: string; headers?: Record<string, string> } = {}) =>
     t.app.inject({
       method,
       url,
@@ -74,6 +74,7 @@ function client(t: TestApp) {
     });
   const post = (url: string, payload: unknown, token?: string, ip?: string, headers?: Record<string, string>) => inject('POST', url, { payload, token, ip, headers });
   const get = (url: string, token?: string, ip?: string) => inject('GET', url, { token, ip });
+  const put = (url: string, payload: unknown, token?: string, ip?: string) => inject('PUT', url, { payload, token, ip });
 
   const registration = (email: string, password = PASSWORD, extra: Record<string, unknown> = {}) => ({
     account_type: 'personal',
@@ -144,7 +145,7 @@ function client(t: TestApp) {
     return r.json().items;
   };
 
-  return { post, get, inject, registration, lastToken, login, newAccount, enroll, stepUp, events, secrets };
+  return { post, get, put, inject, registration, lastToken, login, newAccount, enroll, stepUp, events, secrets };
 }
 
 describe('identity security (e2e)', () => {
@@ -744,6 +745,8 @@ describe('identity security (e2e)', () => {
       expect(created.statusCode).toBe(201);
       expect(created.json()).toMatchObject({ tenant_uuid: expect.stringMatching(HEX32), name: 'Acme Holdings', role_code: 'OWNER' });
       const tenant: string = created.json().tenant_uuid;
+      // The owner opens the tenant to registrations (by default it takes members by invitation only).
+      expect((await c.put(`/api/v1/tenants/${tenant}/join-policy`, { join_policy: 'OPEN' }, owner.token, owner.ip)).statusCode).toBe(200);
       // Authority goes to the tenant's members: accounts registered into it.
       const admin = await c.newAccount('tadmin', { tenant_uuid: tenant });
       const moderator = await c.newAccount('tmod', { tenant_uuid: tenant });
@@ -854,7 +857,8 @@ describe('identity security (e2e)', () => {
       const list = (await c.get(url, owner.token, owner.ip)).json().items.map((i: { profile_uuid: string }) => i.profile_uuid);
       expect(list).toEqual([owner.profile_uuid]);
 
-      // The same profile, once registered into the tenant, is a member and can be given authority.
+      // A profile registered into the tenant (opened by its owner) is a member and can be given authority.
+      expect((await c.put(`/api/v1/tenants/${tenant}/join-policy`, { join_policy: 'OPEN' }, owner.token, owner.ip)).statusCode).toBe(200);
       const insider = await c.newAccount('insider', { tenant_uuid: tenant });
       expect((await c.post(url, body(insider.profile_uuid), owner.token, owner.ip)).statusCode).toBe(201);
     });

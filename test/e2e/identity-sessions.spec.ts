@@ -179,15 +179,18 @@ describe('Identity: registration, activation, sessions, history, throttling', ()
       expect(contact.json().email).toBe(lower);
     });
 
-    it('registers a corporate account with company_name only, in an explicit tenant', async () => {
+    it('registers a corporate account with company_name only, in an explicit tenant (invited by its owner)', async () => {
       const owner = await activeUser();
       const tenant = await post('/api/v1/tenants', { name: 'Analytical Engines Ltd' }, { token: owner.token });
       expect(tenant.statusCode).toBe(201);
       const tenant_uuid = tenant.json().tenant_uuid;
       expect(tenant_uuid).toMatch(HEX32);
 
+      // The tenant takes members by invitation: its owner invites the address, the token arrives by mail.
       const email = uniqueEmail('corp');
-      const r = await register({ account_type: 'corporate', company_name: 'Analytical Engines Ltd', email, password: PASSWORD, tenant_uuid, terms: { version: '2026-01', accepted: true } });
+      expect((await post(`/api/v1/tenants/${tenant_uuid}/invitations`, { email }, { token: owner.token })).statusCode).toBe(201);
+      const invitation_token = await lastToken(email);
+      const r = await register({ account_type: 'corporate', company_name: 'Analytical Engines Ltd', email, password: PASSWORD, tenant_uuid, invitation_token, terms: { version: '2026-01', accepted: true } });
       expectReceipt(r, tenant_uuid);
       const activated = await activate(await lastToken(email));
       expect(activated.statusCode).toBe(200);

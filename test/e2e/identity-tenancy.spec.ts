@@ -80,6 +80,9 @@ describe('registration tells nobody which tenants and addresses exist', () => {
   it('answers 201 with the same receipt shape for a new account, a taken address, an unknown tenant and a pending registration, and mails only the new account', async () => {
     const owner = await registerTrader(t);
     const tenant: string = (await createTenant(t, owner)).json().tenant_uuid;
+    // Its owner opens it to registrations (by default it takes members by invitation only; that case is in
+    // identity-tenant-invitations.spec.ts).
+    expect((await t.app.inject({ method: 'PUT', url: `/api/v1/tenants/${tenant}/join-policy`, headers: owner, payload: { join_policy: 'OPEN' } })).statusCode).toBe(200);
     const hasher = t.app.get(IdentityCrypto).passwords;
     const hashes = jest.spyOn(hasher, 'hash');
 

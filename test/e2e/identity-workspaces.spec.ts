@@ -20,7 +20,7 @@ describe('workspace members', () => {
   });
   afterAll(async () => t.close());
 
-  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, who: Person, payload?: object) => {
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, who: Person, payload?: object) => {
     const r = await t.app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) });
     return { status: r.statusCode, json: r.body ? r.json() : undefined, body: r.body };
   };
@@ -99,6 +99,8 @@ describe('workspace members', () => {
     // A tenant of someone else, and an account registered into it.
     const founder = await person();
     const tenant = (await call('POST', '/api/v1/tenants', founder, { name: `Other ${hex32().slice(0, 4)}` })).json.tenant_uuid as string;
+    // Its owner opens it to registrations (by default it takes members by invitation only).
+    expect((await call('PUT', `/api/v1/tenants/${tenant}/join-policy`, founder, { join_policy: 'OPEN' })).status).toBe(200);
     const email = `foreign-${hex32().slice(0, 8)}@example.com`;
     await t.app.inject({ method: 'POST', url: '/api/v1/identity/registrations', payload: { account_type: 'personal', first_name: 'F', last_name: 'R', email, password: 'Trader-Password-2026', tenant_uuid: tenant, terms: { version: '1', accepted: true } } });
     const [mail] = await readMailbox(t.config.dataDir, email);

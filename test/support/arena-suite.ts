@@ -10,7 +10,7 @@ import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/eve
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { startTestApp, type TestApp } from './app';
 import { hex32 } from './events';
-import { registerTrader, until, type Headers } from './traders';
+import { openTenant, registerTrader, until, type Headers } from './traders';
 
 const PASSWORD = 'Arena-Password-2026';
 const ARENA = '/api/v1/admin/arena';
@@ -41,6 +41,7 @@ export function arenaSuite(name: string, env: () => Record<string, string>, clea
     async function league(label: string) {
       const founder = await registerTrader(t);
       const tenant = (await call('POST', '/api/v1/tenants', founder, { name: label })).json.tenant_uuid;
+      await openTenant(t, founder, tenant);
       const admin = await member(tenant);
       expect((await call('POST', `/api/v1/tenants/${tenant}/authorities`, founder, { profile_uuid: admin.profile_uuid, role_code: 'TENANT_ADMIN', reason: 'Runs the trading league' })).status).toBe(201);
       const [a, b, c] = [await member(tenant), await member(tenant), await member(tenant)];

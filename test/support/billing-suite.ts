@@ -13,7 +13,7 @@ import { ProjectionRunner } from '../../src/platform/projections/projection-runn
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from './app';
 import { hex32 } from './events';
-import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
+import { adminHeaders, openTenant, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
 
 const PASSWORD = 'Billing-Password-2026';
 const GLOBAL = '0'.repeat(32);
@@ -60,6 +60,7 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       const owner = await registerTrader(t);
       const created = await call('POST', '/api/v1/tenants', owner, { name: label });
       expect(created.status).toBe(201);
+      await openTenant(t, owner, created.json.tenant_uuid);
       const m = await member(created.json.tenant_uuid);
       return { tenant: created.json.tenant_uuid, owner, trader: m.headers, trader_uuid: m.profile_uuid };
     }

@@ -11,7 +11,7 @@ import { ReadModelDatabase } from '../../src/platform/read-model/read-model.data
 import { startTestApp, type TestApp } from './app';
 import { readMailbox } from '../../src/modules/identity/delivery';
 import { hex32 } from './events';
-import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
+import { adminHeaders, openTenant, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
 
 const PASSWORD = 'Trader-Password-2026';
 const ADDR = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -126,6 +126,7 @@ export function commerceSuite(name: string, env: () => Record<string, string>, c
     it("reviewers: a tenant's OWNER and TENANT_ADMIN review its merchants; a moderator, or another tenant's owner, does not see them", async () => {
       const founder = await personWithWorkspace('Founder');
       const tenant = (await call('POST', '/api/v1/tenants', founder.headers, { name: 'Market Co' })).json.tenant_uuid;
+      await openTenant(t, founder.headers, tenant);
       const seller = await personWithWorkspace('Seller', tenant);
       const tenantAdmin = await personWithWorkspace('Desk', tenant);
       const moderator = await personWithWorkspace('Forum', tenant);

@@ -11,7 +11,7 @@ import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/eve
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { startTestApp, type TestApp } from './app';
 import { hex32 } from './events';
-import { registerTrader, type Headers } from './traders';
+import { openTenant, registerTrader, type Headers } from './traders';
 
 const PASSWORD = 'News-Password-2026';
 const NEWS = '/api/v1/admin/news';
@@ -47,6 +47,7 @@ export function newsSuite(name: string, env: () => Record<string, string>, clean
     async function newsroom(label: string): Promise<{ tenant: string; moderator: Headers; admin: Headers; reader: Headers }> {
       const founder = await registerTrader(t);
       const created = (await call('POST', '/api/v1/tenants', founder, { name: label })).json.tenant_uuid;
+      await openTenant(t, founder, created);
       const [m, a, r] = [await member(created), await member(created), await member(created)];
       for (const [who, role_code] of [[m, 'TENANT_MODERATOR'], [a, 'TENANT_ADMIN']] as const) {
         expect((await call('POST', `/api/v1/tenants/${created}/authorities`, founder, { profile_uuid: who.profile_uuid, role_code, reason: 'Runs the tenant news desk' })).status).toBe(201);

@@ -17,6 +17,15 @@ export async function registerTrader(t: TestApp): Promise<Headers> {
   return { authorization: `Bearer ${r.json().access_token}` };
 }
 
+/**
+ * The owner opens a tenant to registrations: anyone who knows its tenant_uuid may then register into it. A tenant
+ * takes members by invitation only until its owner does this (docs/identity.md, "Who joins a tenant").
+ */
+export async function openTenant(t: TestApp, owner: Headers, tenant_uuid: string): Promise<void> {
+  const r = await t.app.inject({ method: 'PUT', url: `/api/v1/tenants/${tenant_uuid}/join-policy`, headers: owner, payload: { join_policy: 'OPEN' } });
+  if (r.statusCode !== 200) throw new Error(`opening tenant ${tenant_uuid} answered ${r.statusCode}: ${r.body}`);
+}
+
 export async function adminHeaders(t: TestApp): Promise<Headers> {
   const a = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sessions', payload: TEST_ADMIN });
   return { authorization: `Bearer ${a.json().access_token}` };

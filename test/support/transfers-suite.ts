@@ -16,7 +16,7 @@ import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/eve
 import { RAW_EVENT_STORE } from '../../src/platform/privacy/sealing-event-store';
 import { startTestApp, type TestApp } from './app';
 import { hex32 } from './events';
-import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
+import { adminHeaders, openTenant, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
 
 const PASSWORD = 'Trader-Password-2026';
 const ADDR = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -180,6 +180,7 @@ export function transfersSuite(name: string, env: () => Record<string, string>, 
       expect((await call('POST', url, owner, { evidence, reason_code: 'SANCTIONS_MATCH' }, { 'if-match': String(held.version), 'x-step-up-token': await stepUp(owner, 'TRANSFER_COMPLIANCE_CANCELLATION') })).status).toBe(403);
       const outsider = await registerTrader(t);
       const tenant = (await call('POST', '/api/v1/tenants', outsider, { name: 'Elsewhere' })).json.tenant_uuid;
+      await openTenant(t, outsider, tenant);
       const email = `far-${hex32().slice(0, 8)}@example.com`;
       await call('POST', '/api/v1/identity/registrations', {}, { account_type: 'personal', first_name: 'F', last_name: 'A', email, password: PASSWORD, terms: { version: '1', accepted: true }, tenant_uuid: tenant });
       const [d] = await readMailbox(t.config.dataDir, email);

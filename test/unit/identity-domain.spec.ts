@@ -1,6 +1,18 @@
 /** Identity's pure rules, given/when/then: events in, a command, events (or a refusal) out. */
 import { accountDecider, type AccountCommand, type AccountEvent } from '../../src/modules/identity/domain/account';
-import { emailClaimDecider, oneUseTokenDecider, TokenRefused, tenantDecider, sessionDecider, type OneUseTokenEvent, type TenantEvent } from '../../src/modules/identity/domain/access';
+import {
+  emailClaimDecider,
+  InvitationRefused,
+  invitationStatus,
+  joinDecision,
+  oneUseTokenDecider,
+  TokenRefused,
+  tenantDecider,
+  sessionDecider,
+  type OneUseTokenEvent,
+  type TenantEvent,
+  type TenantJoinEvent,
+} from '../../src/modules/identity/domain/access';
 import { fold } from '../../src/platform/command/decider';
 import { PlatformError, RuleViolation, StateConflict } from '../../src/platform/errors';
 
@@ -221,5 +233,109 @@ describe('tenants, sessions, email claims', () => {
     expect(emailClaimDecider.decide({ kind: 'ClaimEmail', profile_uuid: 'p1' }, claimed, ctx)).toEqual([]);
     const released = fold(emailClaimDecider, [{ type: 'EmailClaimed', data: { profile_uuid: 'p1' } }, { type: 'EmailReleased', data: { profile_uuid: 'p1' } }]);
     expect(emailClaimDecider.decide({ kind: 'ClaimEmail', profile_uuid: 'p2' }, released, ctx)).toEqual([{ type: 'EmailClaimed', data: { profile_uuid: 'p2' } }]);
+  });
+});
+
+describe('tenants: who joins (join policy and invitations)', () => {
+  type AnyTenantEvent = TenantEvent | TenantJoinEvent;
+  type TenantCmd = Parameters<typeof tenantDecider.decide>[0];
+  const created: TenantEvent = { type: 'TenantCreated', data: { tenant_uuid: 't1', name: 'T', owner_profile_uuid: 'owner' } };
+  const admin: TenantEvent = { type: 'TenantAuthorityAssigned', data: { tenant_uuid: 't1', profile_uuid: 'adm', role_code: 'TENANT_ADMIN', reason: 'r', assigned_by_profile_uuid: 'owner' } };
+  const moderator: TenantEvent = { type: 'TenantAuthorityAssigned', data: { tenant_uuid: 't1', profile_uuid: 'mod', role_code: 'TENANT_MODERATOR', reason: 'r', assigned_by_profile_uuid: 'owner' } };
+  const invited = (invitation_uuid = 'i1', email = 'ada@example.com', expires_at = '2026-11-29T10:00:00.000Z'): TenantJoinEvent => ({
+    type: 'TenantInvitationIssued',
+    data: { tenant_uuid: 't1', invitation_uuid, email, token_hash: `hash-${invitation_uuid}`, invited_by_profile_uuid: 'owner', issued_at: '2026-11-22T09:00:00.000Z', expires_at },
+  });
+  const opened: TenantJoinEvent = { type: 'TenantJoinPolicyChanged', data: { tenant_uuid: 't1', join_policy: 'OPEN', previous_join_policy: 'INVITATION', changed_by_profile_uuid: 'owner' } };
+  const revoked: TenantJoinEvent = { type: 'TenantInvitationRevoked', data: { tenant_uuid: 't1', invitation_uuid: 'i1', revoked_by_profile_uuid: 'owner', revoked_at: now.toISOString() } };
+  const accepted: TenantJoinEvent = { type: 'TenantInvitationAccepted', data: { tenant_uuid: 't1', invitation_uuid: 'i1', profile_uuid: 'p1', accepted_at: now.toISOString() } };
+  const by = (actor: string, { admin: platformAdmin = false, member = false } = {}) => ({ actor_profile_uuid: actor, actor_is_platform_admin: platformAdmin, actor_is_member: member });
+  const given = (events: AnyTenantEvent[]) => ({ when: (c: TenantCmd) => () => tenantDecider.decide(c, fold(tenantDecider, events), ctx) });
+  const setPolicy = (join_policy: 'OPEN' | 'INVITATION', actor = by('owner'), is_global = false): TenantCmd => ({ kind: 'SetJoinPolicy', tenant_uuid: 't1', join_policy, is_global, ...actor });
+  const invite = (actor = by('owner'), is_global = false): TenantCmd => ({
+    kind: 'InviteToTenant', tenant_uuid: 't1', invitation_uuid: 'i2', email: 'bob@example.com', token_hash: 'hash-i2', expires_at: '2026-11-29T10:00:00.000Z', is_global, ...actor,
+  });
+  const revoke = (actor = by('owner'), invitation_uuid = 'i1'): TenantCmd => ({ kind: 'RevokeTenantInvitation', tenant_uuid: 't1', invitation_uuid, ...actor });
+  const accept = (email = 'ada@example.com', profile_uuid = 'p1'): TenantCmd => ({ kind: 'AcceptTenantInvitation', tenant_uuid: 't1', invitation_uuid: 'i1', email, profile_uuid });
+
+  it('given a new tenant, its join policy is INVITATION; when the owner opens it, then TenantJoinPolicyChanged; the same policy again changes nothing', () => {
+    expect(fold(tenantDecider, [created]).join_policy).toBe('INVITATION');
+    expect(given([created]).when(setPolicy('OPEN'))()).toEqual([opened]);
+    expect(given([created, opened]).when(setPolicy('OPEN'))()).toEqual([]);
+    expect(given([created]).when(setPolicy('INVITATION'))()).toEqual([]);
+    expect(given([created, opened]).when(setPolicy('INVITATION'))()).toEqual([
+      { type: 'TenantJoinPolicyChanged', data: { tenant_uuid: 't1', join_policy: 'INVITATION', previous_join_policy: 'OPEN', changed_by_profile_uuid: 'owner' } },
+    ]);
+  });
+
+  it('given a tenant, only its owner (or a platform admin) sets the policy: a tenant admin, a moderator and a plain member 403, an outsider 404', () => {
+    expect(given([created]).when(setPolicy('OPEN', by('root', { admin: true })))()).toHaveLength(1);
+    for (const who of [by('adm'), by('mod'), by('plain', { member: true })]) {
+      expect(given([created, admin, moderator]).when(setPolicy('OPEN', who))).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    }
+    expect(given([created]).when(setPolicy('OPEN', by('stranger')))).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(given([]).when(setPolicy('OPEN'))).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(given([created]).when(setPolicy('OPEN', by('owner'), true))).toThrow(RuleViolation);
+  });
+
+  it('given a tenant, when its owner or a tenant admin invites, then TenantInvitationIssued with the token hash; moderators and members 403, outsiders 404', () => {
+    const issuedEvents = given([created, admin]).when(invite(by('adm')))();
+    expect(issuedEvents).toEqual([
+      { type: 'TenantInvitationIssued', data: { tenant_uuid: 't1', invitation_uuid: 'i2', email: 'bob@example.com', token_hash: 'hash-i2', invited_by_profile_uuid: 'adm', issued_at: now.toISOString(), expires_at: '2026-11-29T10:00:00.000Z' } },
+    ]);
+    expect(given([created]).when(invite())()).toHaveLength(1);
+    expect(given([created, moderator]).when(invite(by('mod')))).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(given([created]).when(invite(by('plain', { member: true })))).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(given([created]).when(invite(by('stranger')))).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(given([created]).when(invite(by('owner'), true))).toThrow(RuleViolation);
+  });
+
+  it('given an INVITATION tenant, a registration joins only with a pending, unexpired invitation to its own address', () => {
+    const state = fold(tenantDecider, [created, invited()]);
+    const at = (iso: string) => new Date(iso);
+    expect(joinDecision(state, { email: 'ada@example.com', token_hash: 'hash-i1', now })).toEqual({ kind: 'INVITED', invitation_uuid: 'i1' });
+    expect(joinDecision(state, { email: 'ada@example.com', token_hash: null, now })).toEqual({ kind: 'UNINVITED', reason: 'NO_INVITATION' });
+    expect(joinDecision(state, { email: 'ada@example.com', token_hash: 'hash-other', now })).toEqual({ kind: 'UNINVITED', reason: 'UNKNOWN' });
+    expect(joinDecision(state, { email: 'eve@example.com', token_hash: 'hash-i1', now })).toEqual({ kind: 'UNINVITED', reason: 'OTHER_ADDRESS' });
+    expect(joinDecision(state, { email: 'ada@example.com', token_hash: 'hash-i1', now: at('2026-11-29T10:00:00.000Z') })).toEqual({ kind: 'UNINVITED', reason: 'EXPIRED' });
+    expect(joinDecision(fold(tenantDecider, [created, invited(), revoked]), { email: 'ada@example.com', token_hash: 'hash-i1', now })).toEqual({ kind: 'UNINVITED', reason: 'REVOKED' });
+    expect(joinDecision(fold(tenantDecider, [created, invited(), accepted]), { email: 'ada@example.com', token_hash: 'hash-i1', now })).toEqual({ kind: 'UNINVITED', reason: 'USED' });
+  });
+
+  it('given an OPEN tenant, a registration joins without an invitation, and a valid one is still spent', () => {
+    const state = fold(tenantDecider, [created, invited(), opened]);
+    expect(joinDecision(state, { email: 'eve@example.com', token_hash: null, now })).toEqual({ kind: 'OPEN' });
+    expect(joinDecision(state, { email: 'eve@example.com', token_hash: 'hash-i1', now })).toEqual({ kind: 'OPEN' });
+    expect(joinDecision(state, { email: 'ada@example.com', token_hash: 'hash-i1', now })).toEqual({ kind: 'INVITED', invitation_uuid: 'i1' });
+  });
+
+  it('given a pending invitation, when a registration of its address spends it, then TenantInvitationAccepted, once', () => {
+    expect(given([created, invited()]).when(accept())()).toEqual([accepted]);
+    // The same registration finishing later: nothing new. Anyone else: refused, whatever the reason.
+    expect(given([created, invited(), accepted]).when(accept())()).toEqual([]);
+    expect(given([created, invited(), accepted]).when(accept('ada@example.com', 'p2'))).toThrow(InvitationRefused);
+    expect(given([created, invited()]).when(accept('eve@example.com'))).toThrow(InvitationRefused);
+    expect(given([created, invited(), revoked]).when(accept())).toThrow(InvitationRefused);
+    expect(given([created, invited('i1', 'ada@example.com', '2026-11-22T09:59:59.000Z')]).when(accept())).toThrow(InvitationRefused);
+    expect(given([created]).when(accept())).toThrow(InvitationRefused);
+  });
+
+  it('given a pending invitation, when the owner or a tenant admin revokes it, then TenantInvitationRevoked; again: nothing; accepted: 409; unknown: 404', () => {
+    expect(given([created, invited()]).when(revoke())()).toEqual([revoked]);
+    expect(given([created, admin, invited()]).when(revoke(by('adm')))()).toMatchObject([{ type: 'TenantInvitationRevoked', data: { revoked_by_profile_uuid: 'adm' } }]);
+    expect(given([created, invited(), revoked]).when(revoke())()).toEqual([]);
+    expect(given([created, invited(), accepted]).when(revoke())).toThrow(StateConflict);
+    expect(given([created, invited()]).when(revoke(by('owner'), 'i9'))).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(given([created, moderator, invited()]).when(revoke(by('mod')))).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(given([created, invited()]).when(revoke(by('stranger')))).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    // An expired invitation may still be revoked (its address then erased).
+    expect(given([created, invited('i1', 'ada@example.com', '2026-11-22T09:59:59.000Z')]).when(revoke())()).toEqual([revoked]);
+  });
+
+  it('shows a pending invitation past its expiry as EXPIRED', () => {
+    const i = fold(tenantDecider, [created, invited('i1', 'ada@example.com', '2026-11-22T09:59:59.000Z')]).invitations.i1;
+    expect(invitationStatus(i.status, i.expires_at, now)).toBe('EXPIRED');
+    expect(invitationStatus('ACCEPTED', i.expires_at, now)).toBe('ACCEPTED');
+    expect(invitationStatus('PENDING', '2026-11-29T10:00:00.000Z', now)).toBe('PENDING');
   });
 });

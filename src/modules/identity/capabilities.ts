@@ -23,7 +23,10 @@ declareApplication({
     'two-factor-authentication': { whenToUse: 'To enrol, confirm or disable a TOTP authenticator.', sideEffects: 'Changes what sign-in and step-up require; the secret is shown once at enrolment.' },
     'contact-details': { whenToUse: "To read the account's contact details or change its email address (confirmed by a token sent to the new address)." },
     'account-closure': { whenToUse: 'To close an account (with a cooling-off period), cancel a closure, or — platform admins — erase a closed account.', sideEffects: 'Schedules closure; erasure destroys the person\'s key so their personal data in the log can no longer be read.' },
-    tenants: { whenToUse: "To create a tenant or manage who holds its authority roles (owner, administrators, moderators)." },
+    tenants: {
+      whenToUse: 'To create a tenant, manage who holds its authority roles (owner, administrators, moderators), and decide who joins it: invite addresses (the default) or open it to anyone who knows its id.',
+      sideEffects: 'An invitation mails a one-use token to the invited address; revoking one erases the address.',
+    },
     workspaces: { whenToUse: "To create workspaces, choose the active one, and manage their members.", sideEffects: 'Changes membership or the caller\'s active workspace.' },
   },
 });

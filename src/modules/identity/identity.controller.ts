@@ -1,6 +1,6 @@
 /** Identity over HTTP: PLATFORM.md sections 5 and 6 (registration, activation, sessions, TOTP, step-up, contact, closure, tenancy). */
 import { Capability } from '../../platform/capabilities/capability';
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -49,9 +49,13 @@ import {
   LoginRequest,
   StepUpRequest,
   TenantParam,
+  TenantInvitationParam,
+  TenantInvitationRequest,
+  TenantJoinPolicyRequest,
   VerifyTokenRequest,
 } from './dto/identity.dto';
-import { GetAccount, GetActiveWorkspace, ListAuthenticationEvents, ListTenantAuthorities, ListWorkspaceMembers, ListWorkspaces } from './queries/identity.queries';
+import { GetAccount, GetActiveWorkspace, GetTenantJoinPolicy, ListAuthenticationEvents, ListTenantAuthorities, ListTenantInvitations, ListWorkspaceMembers, ListWorkspaces } from './queries/identity.queries';
+import { InviteToTenant, RevokeTenantInvitation, SetTenantJoinPolicy } from './commands/tenant-joins.commands';
 import { AddWorkspaceMember, ChangeWorkspaceMemberRole, LeaveWorkspace, RemoveWorkspaceMember, type WorkspaceMemberChange } from './commands/workspace-members.commands';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { accountDecider } from './domain/account';
@@ -79,6 +83,10 @@ import {
   StepUpTokenResponse,
   TenantAuthorityAssignmentResponse,
   TenantAuthorityListResponse,
+  TenantInvitationPageResponse,
+  TenantInvitationResponse,
+  TenantJoinPolicyChangeResponse,
+  TenantJoinPolicyResponse,
   TenantResponse,
   TokenVerificationResponse,
   WorkspaceListResponse,
@@ -312,6 +320,58 @@ export class IdentityController {
   @ApiOkResponse({ type: TenantAuthorityListResponse })
   listAuthorities(@Param() params: TenantParam, @CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new ListTenantAuthorities(principal, params.tenant_uuid));
+  }
+
+  @Capability('tenants')
+  @Get('tenants/:tenant_uuid/join-policy')
+  @ApiOperation({ summary: "Who may join the tenant by registering into it: INVITATION (the default) or OPEN." })
+  @ApiOkResponse({ type: TenantJoinPolicyResponse })
+  getJoinPolicy(@Param() params: TenantParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetTenantJoinPolicy(principal, params.tenant_uuid));
+  }
+
+  @Capability('tenants', { exposure: 'restricted' })
+  @Put('tenants/:tenant_uuid/join-policy')
+  @ApiOperation({
+    summary: "Set who may join the tenant (the owner): INVITATION, or OPEN to anyone who knows its tenant_uuid.",
+    description: 'Setting the policy it already has changes nothing. The global tenant is always open (422).',
+  })
+  @ApiOkResponse({ type: TenantJoinPolicyChangeResponse })
+  setJoinPolicy(@Param() params: TenantParam, @Body() body: TenantJoinPolicyRequest, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new SetTenantJoinPolicy(principal, params.tenant_uuid, body.join_policy));
+  }
+
+  @Capability('tenants', { exposure: 'restricted' })
+  @Post('tenants/:tenant_uuid/invitations')
+  @ApiOperation({
+    summary: 'Invite an address into the tenant (the owner or a tenant admin); a one-use token is mailed to it.',
+    description: 'The invited person registers with that address, the tenant_uuid and the token as invitation_token; valid seven days.',
+  })
+  @ApiErrors(429)
+  @ApiCreatedResponse({ type: TenantInvitationResponse })
+  async invite(@Param() params: TenantParam, @Body() body: TenantInvitationRequest, @CurrentPrincipal() principal: Principal, @Req() req: FastifyRequest): Promise<object> {
+    await this.mails.consume(body.email, req.ip);
+    return this.commandBus.execute(new InviteToTenant(principal, params.tenant_uuid, body.email));
+  }
+
+  @Capability('tenants', { exposure: 'restricted' })
+  @Get('tenants/:tenant_uuid/invitations')
+  @ApiOperation({ summary: "The tenant's invitations, newest first (the owner or a tenant admin)." })
+  @ApiOkResponse({ type: TenantInvitationPageResponse })
+  listInvitations(@Param() params: TenantParam, @Query() query: PageQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new ListTenantInvitations(principal, params.tenant_uuid, pageLimit(query.limit, { default: 50, max: 200 }), query.cursor, this.commands.now()));
+  }
+
+  @Capability('tenants', { exposure: 'restricted' })
+  @Post('tenants/:tenant_uuid/invitations/:invitation_uuid/revoke')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Revoke an invitation not yet spent (the owner or a tenant admin); the address it was sent to is erased.',
+    description: 'Revoking it again answers the same; an accepted invitation is 409 (the person is a member).',
+  })
+  @ApiOkResponse({ type: TenantInvitationResponse })
+  revokeInvitation(@Param() params: TenantInvitationParam, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.commandBus.execute(new RevokeTenantInvitation(principal, params.tenant_uuid, params.invitation_uuid));
   }
 
   @Capability('workspaces')

@@ -41,8 +41,11 @@ import {
   GetTenantRoleHandler,
   ListWorkspacesHandler,
   ListWorkspaceMembersHandler,
+  GetTenantJoinPolicyHandler,
+  ListTenantInvitationsHandler,
 } from './queries/identity.queries';
 import { IsTenantMemberHandler } from './queries/tenant-membership';
+import { InviteToTenantHandler, RevokeTenantInvitationHandler, SetTenantJoinPolicyHandler } from './commands/tenant-joins.commands';
 import { AddWorkspaceMemberHandler, ChangeWorkspaceMemberRoleHandler, LeaveWorkspaceHandler, RemoveWorkspaceMemberHandler } from './commands/workspace-members.commands';
 // The privacy class of every field of this module's events (docs/privacy.md), registered when the module loads.
 import './domain/privacy';
@@ -97,6 +100,11 @@ import './capabilities';
     ListDueClosuresHandler,
     GetWorkspaceMembershipHandler,
     IsTenantMemberHandler,
+    SetTenantJoinPolicyHandler,
+    InviteToTenantHandler,
+    RevokeTenantInvitationHandler,
+    GetTenantJoinPolicyHandler,
+    ListTenantInvitationsHandler,
   ],
   exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER],
 })

@@ -27,6 +27,8 @@ const noRid = (t) => t.replace(/"request_id":"[^"]*"/, '');
 
 const owner = await account('owner');
 const tenant = (await call('POST', '/api/v1/tenants', { token: owner.token, body: { name: 'Blackbox Org' } })).json.tenant_uuid;
+// The owner opens it to registrations (a tenant takes members by invitation until its owner does).
+await call('PUT', `/api/v1/tenants/${tenant}/join-policy`, { token: owner.token, body: { join_policy: 'OPEN' } });
 const member = await account('member', tenant);
 const outsider = await account('outsider');
 // 1

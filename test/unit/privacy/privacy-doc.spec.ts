@@ -22,6 +22,7 @@ describe('docs/privacy.md', () => {
       RecoveryCodeUsed: ['code_hash'],
       ContactChangeRequested: ['token_hash'],
       SessionStarted: ['token_hash'],
+      TenantInvitationIssued: ['token_hash'],
       AiWalletBindingCreated: ['client_secret_hash'],
       WorkloadTokenIssued: ['token_hash'],
       PriceProviderRegistered: ['key_hash'],

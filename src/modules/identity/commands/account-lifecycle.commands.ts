@@ -15,6 +15,7 @@ import { accountStream, tenantStream, workspaceStream } from '../domain/identity
 import { IdentityCrypto, LoginThrottle, StepUpService } from '../identity.services';
 import { SubjectKeyStore } from '../../../platform/privacy/subject-keys';
 import { reauthenticate } from './identity.commands';
+import { invitationSubject } from '../domain/privacy';
 
 export interface AccountClosure {
   request_uuid: string;
@@ -149,7 +150,8 @@ export class EraseAccountHandler implements ICommandHandler<EraseAccount, Accoun
     const spend = await this.stepUp.authorize(c.step_up_token, 'ACCOUNT_ERASURE', c.principal);
     // The address is given up while it can still be named (after the key goes, the account's email reads as erased).
     await this.commands.execute(this.crypto.emailStream(state.email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid: c.profile_uuid });
-    const keys_destroyed = await this.keys.erase(c.profile_uuid);
+    // The person's keys, and the key of the invitation their registration spent (it sealed their address too).
+    const keys_destroyed = (await this.keys.erase(c.profile_uuid)) + (state.invitation_uuid ? await this.keys.erase(invitationSubject(state.invitation_uuid)) : 0);
     const outcome = await this.commands.execute(stream, accountDecider, erase(keys_destroyed), { spend });
     return { profile_uuid: c.profile_uuid, status: 'ERASED', reason_code, erased_at: outcome.state.erased_at!, keys_destroyed, version: Number(outcome.version ?? 0n) };
   }

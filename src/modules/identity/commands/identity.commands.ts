@@ -11,7 +11,7 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../../../platform/config/p
 import { nextId } from '../../../platform/context/request-context';
 import { PlatformError, ValidationFailed } from '../../../platform/errors';
 import { accountDecider, type AccountState, type ContactType, type Device } from '../domain/account';
-import { emailClaimDecider, oneUseTokenDecider, sessionDecider, TokenRefused, type TokenKind } from '../domain/access';
+import { emailClaimDecider, InvitationRefused, joinDecision, oneUseTokenDecider, sessionDecider, TokenRefused, type TokenKind } from '../domain/access';
 import {
   accountStream,
   ACTIVATION_TTL_MS,
@@ -76,11 +76,19 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       activation_expires_at: expires_at,
     };
 
-    // A tenant that does not exist answers the same receipt as a real registration and creates nothing: the
-    // registration form tells nobody which tenants exist. The attempt is noted like one on a taken address.
-    if (tenant_uuid !== GLOBAL_TENANT_UUID && !(await this.commands.load(tenantStream(tenant_uuid), tenantDecider)).state.exists) {
-      await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
-      return uniform;
+    // A tenant that does not exist, and one that takes members by invitation when the registration carries no valid
+    // invitation for this address, answer the same receipt as a real registration and create nothing: the
+    // registration form tells nobody which tenants exist or whom they invited. The attempt is noted like one on a
+    // taken address.
+    let invitation_uuid: string | null = null;
+    if (tenant_uuid !== GLOBAL_TENANT_UUID) {
+      const tenant = (await this.commands.load(tenantStream(tenant_uuid), tenantDecider)).state;
+      const join = tenant.exists ? joinDecision(tenant, { email, token_hash: r.invitation_token ? hashToken(r.invitation_token) : null, now: this.commands.now() }) : null;
+      if (!join || join.kind === 'UNINVITED') {
+        await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'NoteRegistrationAttempt' });
+        return uniform;
+      }
+      if (join.kind === 'INVITED') invitation_uuid = join.invitation_uuid;
     }
 
     // The claim is the uniqueness check. A taken address answers the same receipt and delivers nothing, so
@@ -103,6 +111,18 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
         return uniform;
       } else {
         profile_uuid = owner; // an earlier attempt claimed the address and stopped before the account: finish it
+      }
+    }
+
+    if (invitation_uuid) {
+      // Spent under the tenant's revision before the account exists: of two registrations carrying one token, one
+      // joins. A refusal here (revoked or spent meanwhile) gives the address back and answers like any uninvited one.
+      try {
+        await this.commands.execute(tenantStream(tenant_uuid), tenantDecider, { kind: 'AcceptTenantInvitation', tenant_uuid, invitation_uuid, email, profile_uuid });
+      } catch (error) {
+        if (!(error instanceof InvitationRefused)) throw error;
+        await this.commands.execute(this.crypto.emailStream(email), emailClaimDecider, { kind: 'ReleaseEmail', profile_uuid });
+        return uniform;
       }
     }
 
@@ -129,6 +149,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
         password_hash,
         terms_version: r.terms.version,
         platform_role: platformRole,
+        ...(invitation_uuid ? { invitation_uuid } : {}),
       },
       activation: token ? { token_hash: hashToken(token), channel: 'email', expires_at } : null,
     });

@@ -1,5 +1,5 @@
 /**
- * The delivery port: how one-time tokens (activation `hcat_…`, contact change `hcct_…`) reach a person outside the
+ * The delivery port: how one-time tokens (activation `hcat_…`, contact change `hcct_…`, tenant invitation `hcti_…`) reach a person outside the
  * API. A token is never part of an API response; it leaves the platform only through a DeliveryPort.
  *
  * Adapters (PLATFORM.md section 2, "Deliveries"):
@@ -14,17 +14,19 @@
 export type DeliveryChannel = 'email' | 'sms';
 
 /** The kinds the identity module sends today; other strings are accepted (a generic message is used for them). */
-export type KnownDeliveryKind = 'ACCOUNT_ACTIVATION' | 'CONTACT_CHANGE';
+export type KnownDeliveryKind = 'ACCOUNT_ACTIVATION' | 'CONTACT_CHANGE' | 'TENANT_INVITATION';
 
 export interface Delivery {
   /** An email address (channel `email`) or a phone number (channel `sms`). */
   to: string;
   channel: 'email' | 'sms';
-  kind: 'ACCOUNT_ACTIVATION' | 'CONTACT_CHANGE' | string;
+  kind: 'ACCOUNT_ACTIVATION' | 'CONTACT_CHANGE' | 'TENANT_INVITATION' | string;
   /** The one-time token in clear. It exists in clear only here and in the person's mailbox. */
   token: string;
   /** RFC 3339 UTC, e.g. the `occurred_at` of the event that issued the token. */
   created: string;
+  /** The tenant the token is for (a tenant invitation: the registration names it with the token). */
+  tenant_uuid?: string;
 }
 
 export interface DeliveryPort {

@@ -46,9 +46,12 @@ export function mailboxPath(dataDir: string, recipient: string): string {
   return file;
 }
 
-/** The JSON line of a delivery: exactly `{to, channel, kind, token, created}` in that order, newline-terminated. */
+/**
+ * The JSON line of a delivery: exactly `{to, channel, kind, token, created}` in that order (then `tenant_uuid` when the
+ * delivery names a tenant: an invitation), newline-terminated.
+ */
 export function mailboxLine(d: Delivery): string {
-  return `${JSON.stringify({ to: d.to, channel: d.channel, kind: d.kind, token: d.token, created: d.created })}\n`;
+  return `${JSON.stringify({ to: d.to, channel: d.channel, kind: d.kind, token: d.token, created: d.created, ...(d.tenant_uuid ? { tenant_uuid: d.tenant_uuid } : {}) })}\n`;
 }
 
 export class FileMailboxDelivery implements DeliveryPort {

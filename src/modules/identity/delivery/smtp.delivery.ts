@@ -28,7 +28,7 @@ export interface DeliveryMessage {
 }
 
 /** Subject and plain-text body for a delivery; also usable by a future SMS adapter (the text). */
-export function messageFor(d: Pick<Delivery, 'kind' | 'token'>): DeliveryMessage {
+export function messageFor(d: Pick<Delivery, 'kind' | 'token' | 'tenant_uuid'>): DeliveryMessage {
   switch (d.kind) {
     case 'ACCOUNT_ACTIVATION':
       return {
@@ -62,6 +62,24 @@ export function messageFor(d: Pick<Delivery, 'kind' | 'token'>): DeliveryMessage
           '',
           'If you did not ask for this change, ignore this message',
           'and review the security of your account.',
+          '',
+        ].join('\n'),
+      };
+    case 'TENANT_INVITATION':
+      return {
+        subject: 'You are invited to join a tenant',
+        text: [
+          'Hello,',
+          '',
+          `You are invited to open an account in tenant ${d.tenant_uuid ?? '(not named)'}.`,
+          'Register with this address, that tenant_uuid and this one-time invitation token:',
+          '',
+          `    ${d.token}`,
+          '',
+          'The invitation is valid for 7 days and can be used once.',
+          'Submit it as invitation_token to POST /api/v1/identity/registrations.',
+          '',
+          'If you do not know who invited you, you can ignore this message.',
           '',
         ].join('\n'),
       };

@@ -32,6 +32,8 @@ export type AccountEvent =
         password_hash: string;
         terms_version: string;
         platform_role: 'ADMIN' | null;
+        /** The tenant invitation the registration spent (absent on registrations without one, and before invitations). */
+        invitation_uuid?: string | null;
       };
     }
   | { type: 'ActivationIssued'; data: { token_hash: string; channel: string; expires_at: string } }
@@ -88,6 +90,8 @@ export interface AccountState {
   tenants_created: number;
   /** When its personal data was erased (AccountErased); null before. */
   erased_at: string | null;
+  /** The tenant invitation its registration spent: the invited address is erased with the account. */
+  invitation_uuid: string | null;
 }
 
 export type AccountCommand =
@@ -130,6 +134,7 @@ export const initialAccount = (): AccountState => ({
   active_workspace_id: null,
   tenants_created: 0,
   erased_at: null,
+  invitation_uuid: null,
 });
 
 export function evolveAccount(s: AccountState, e: AccountEvent): AccountState {
@@ -145,6 +150,7 @@ export function evolveAccount(s: AccountState, e: AccountEvent): AccountState {
         email: e.data.email,
         password_hash: e.data.password_hash,
         platform_role: e.data.platform_role,
+        invitation_uuid: e.data.invitation_uuid ?? null,
       };
     case 'ActivationIssued':
       return { ...s, activation: { token_hash: e.data.token_hash, expires_at: e.data.expires_at } };

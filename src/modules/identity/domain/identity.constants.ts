@@ -4,6 +4,8 @@ export const ACTIVATION_TTL_MS = 24 * 3600 * 1000;
 export const ENROLLMENT_TTL_SECONDS = 600;
 export const STEP_UP_TTL_MS = 5 * 60 * 1000;
 export const CONTACT_CHANGE_TTL_MS = 24 * 3600 * 1000;
+/** A tenant invitation may be spent for seven days (as organisation invitations elsewhere, e.g. Auth0's default). */
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 export const SERVICE_NAME = 'Trading and Account Platform';
 
 export const STEP_UP_PURPOSES = ['MERCHANT_PROFILE_ACTIVATION', 'COMMERCE_INVOICE_CANCELLATION', 'AUTHENTICATOR_DISABLE', 'ACCOUNT_CLOSURE', 'ACCOUNT_ERASURE', 'TRANSFER_COMPLIANCE_CANCELLATION'] as const;

@@ -6,11 +6,18 @@
 import { declareEventClasses, type SubjectRule } from '../../../platform/privacy/field-classes';
 import { ACCOUNT_STREAM_PREFIX } from './identity.constants';
 import type { AccountEvent } from './account';
-import type { EmailClaimEvent, OneUseTokenEvent, SessionEvent, TenantEvent } from './access';
+import type { EmailClaimEvent, OneUseTokenEvent, SessionEvent, TenantEvent, TenantJoinEvent } from './access';
 import type { WorkspaceEvent } from './workspace';
 
 /** An account's events are the account holder's: sealed under the key of the profile the stream belongs to. */
 const ACCOUNT_HOLDER: SubjectRule = (e) => (e.stream.startsWith(ACCOUNT_STREAM_PREFIX) ? e.stream.slice(ACCOUNT_STREAM_PREFIX.length) : e.metadata.actor.reference);
+/**
+ * An invitation's events are the invited person's, who may have no account: sealed under a key of the invitation's
+ * own (`invitation:<uuid>`), destroyed when the invitation is revoked or when the account that accepted it is erased.
+ */
+const INVITEE: SubjectRule = (e) => (e.data.invitation_uuid ? invitationSubject(String(e.data.invitation_uuid)) : e.metadata.actor.reference);
+/** The data subject whose key seals an invitation's address (and token hash). */
+export const invitationSubject = (invitation_uuid: string): string => `invitation:${invitation_uuid}`;
 /** A session's events are its account holder's. */
 const SESSION_HOLDER: SubjectRule = (e) => String(e.data.profile_uuid);
 
@@ -18,7 +25,7 @@ export const ACCOUNT_EVENT_CLASSES = declareEventClasses<AccountEvent>('identity
   AccountRegistered: {
     profile_uuid: 'internal', registration_id: 'internal', client_id: 'internal', tenant_uuid: 'internal', account_type: 'internal',
     email: 'personal', first_name: 'personal', middle_name: 'personal', last_name: 'personal', company_name: 'personal',
-    password_hash: 'secret', terms_version: 'internal', platform_role: 'internal',
+    password_hash: 'secret', terms_version: 'internal', platform_role: 'internal', invitation_uuid: 'internal',
   },
   ActivationIssued: { token_hash: 'secret', channel: 'internal', expires_at: 'internal' },
   AccountActivated: { activated_at: 'internal' },
@@ -62,6 +69,14 @@ export const ACCESS_EVENT_CLASSES = {
     // reason: the words of the person who assigned the role.
     TenantAuthorityAssigned: { tenant_uuid: 'internal', profile_uuid: 'internal', role_code: 'internal', reason: 'personal', assigned_by_profile_uuid: 'internal' },
   }),
+  // Joining a tenant: the invited address is the invitee's (personal, like every email identity keeps), the token's hash
+  // secret; the rest are the platform's facts.
+  tenantJoins: declareEventClasses<TenantJoinEvent>('identity', {
+    TenantJoinPolicyChanged: { tenant_uuid: 'internal', join_policy: 'internal', previous_join_policy: 'internal', changed_by_profile_uuid: 'internal' },
+    TenantInvitationIssued: { tenant_uuid: 'internal', invitation_uuid: 'internal', email: 'personal', token_hash: 'secret', invited_by_profile_uuid: 'internal', issued_at: 'internal', expires_at: 'internal' },
+    TenantInvitationRevoked: { tenant_uuid: 'internal', invitation_uuid: 'internal', revoked_by_profile_uuid: 'internal', revoked_at: 'internal' },
+    TenantInvitationAccepted: { tenant_uuid: 'internal', invitation_uuid: 'internal', profile_uuid: 'internal', accepted_at: 'internal' },
+  }, { subject: INVITEE }),
 };
 
 export const WORKSPACE_EVENT_CLASSES = declareEventClasses<WorkspaceEvent>('identity', {

@@ -216,6 +216,42 @@ export class TenantAuthorityListResponse {
   @ApiProperty({ type: [TenantAuthorityResponse] }) items!: TenantAuthorityResponse[];
 }
 
+/** Who may join a tenant by registering into it. */
+@ApiSchema({ name: 'TenantJoinPolicy' })
+export class TenantJoinPolicyResponse {
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
+  @ApiProperty({ enum: ['INVITATION', 'OPEN'], description: 'INVITATION (the default): only registrations carrying an invitation to their address join. OPEN: anyone who knows the tenant_uuid.' })
+  join_policy!: string;
+}
+
+/** The join policy after a change, with the tenant's version (its stream's revision). */
+@ApiSchema({ name: 'TenantJoinPolicyChange' })
+export class TenantJoinPolicyChangeResponse extends TenantJoinPolicyResponse {
+  @ApiProperty({ type: 'integer', minimum: 0 }) version!: number;
+}
+
+/** An invitation into a tenant; its token went to the address by mail and is never shown. */
+@ApiSchema({ name: 'TenantInvitation' })
+export class TenantInvitationResponse {
+  @ApiProperty(HEX32_ID) invitation_uuid!: string;
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
+  @ApiProperty({ description: 'The invited address (lowercased); "[erased]" once the invitation is revoked or the account that accepted it is erased.' }) email!: string;
+  @ApiProperty({ enum: ['PENDING', 'ACCEPTED', 'REVOKED', 'EXPIRED'], description: 'EXPIRED: pending past expires_at.' }) status!: string;
+  @ApiProperty(HEX32_ID) invited_by_profile_uuid!: string;
+  @ApiProperty(DATE_TIME) created_at!: string;
+  @ApiProperty({ ...DATE_TIME, description: 'Seven days after created_at.' }) expires_at!: string;
+  @ApiProperty({ type: String, nullable: true, pattern: '^[0-9a-f]{32}$', description: 'The profile whose registration spent it.' }) accepted_profile_uuid!: string | null;
+  @ApiProperty(NULLABLE_DATE_TIME) accepted_at!: string | null;
+  @ApiProperty(NULLABLE_DATE_TIME) revoked_at!: string | null;
+}
+
+@ApiSchema({ name: 'TenantInvitationPage' })
+export class TenantInvitationPageResponse {
+  @ApiProperty(HEX32_ID) tenant_uuid!: string;
+  @ApiProperty({ type: [TenantInvitationResponse], description: 'Newest first.' }) items!: TenantInvitationResponse[];
+  @ApiPropertyOptional({ description: 'Opaque; absent on the last page.' }) next_cursor?: string;
+}
+
 /** A workspace as its member sees it. */
 @ApiSchema({ name: 'Workspace' })
 export class WorkspaceResponse {

@@ -6,6 +6,8 @@ import { decodeCursor, encodeCursor } from '../../../platform/http/pagination';
 import { ReadModelDatabase } from '../../../platform/read-model/read-model.datasource';
 import type { AccountRow } from '../../../../projections/identity-accounts/identity-accounts.read-model';
 import type { AuthEventRow } from '../../../../projections/identity-auth-events/identity-auth-events.read-model';
+import type { TenantInvitationRow } from '../../../../projections/identity-tenancy/identity-tenancy.read-model';
+import { invitationStatus, type InvitationStatus, type TenantInvitationView } from '../domain/access';
 
 export class ListAuthenticationEvents {
   constructor(readonly principal: Principal, readonly limit: number, readonly cursor: string | undefined) {}
@@ -222,5 +224,77 @@ export class ListDueClosuresHandler implements IQueryHandler<ListDueClosures, st
       [now],
     );
     return rows.map((r) => r.profile_uuid);
+  }
+}
+
+/** The caller's standing in a tenant for the join routes: its authority there, whether it belongs, whether it exists. */
+async function tenantStanding(db: ReadModelDatabase, principal: Principal, tenant_uuid: string): Promise<{ role: string | null; join_policy: string } | null> {
+  const rows: Array<{ join_policy: string; role_code: string | null }> = await db.reader.query(
+    db.sql(
+      `SELECT t.join_policy, a.role_code FROM identity_tenants t
+       LEFT JOIN identity_tenant_authorities a ON a.tenant_uuid = t.tenant_uuid AND a.profile_uuid = ? WHERE t.tenant_uuid = ?`,
+    ),
+    [principal.profile_uuid, tenant_uuid],
+  );
+  if (rows.length === 0) return null;
+  const role = rows[0].role_code ?? null;
+  // Outsiders learn nothing about the tenant: it does not exist for them.
+  if (principal.platform_role !== 'ADMIN' && !role && principal.tenant_uuid !== tenant_uuid) return null;
+  return { role, join_policy: rows[0].join_policy };
+}
+
+export class GetTenantJoinPolicy {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string) {}
+}
+
+/** A tenant's join policy, for its members, its authorities and platform admins (404 for everyone else). */
+@QueryHandler(GetTenantJoinPolicy)
+export class GetTenantJoinPolicyHandler implements IQueryHandler<GetTenantJoinPolicy> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, tenant_uuid }: GetTenantJoinPolicy): Promise<{ tenant_uuid: string; join_policy: string }> {
+    const standing = await tenantStanding(this.db, principal, tenant_uuid);
+    if (!standing) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    return { tenant_uuid, join_policy: standing.join_policy };
+  }
+}
+
+export class ListTenantInvitations {
+  constructor(readonly principal: Principal, readonly tenant_uuid: string, readonly limit: number, readonly cursor: string | undefined, readonly now: Date) {}
+}
+
+/** A tenant's invitations, newest first, for its owner, its tenant admins and platform admins; members 403, others 404. */
+@QueryHandler(ListTenantInvitations)
+export class ListTenantInvitationsHandler implements IQueryHandler<ListTenantInvitations> {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async execute({ principal, tenant_uuid, limit, cursor, now }: ListTenantInvitations): Promise<{ tenant_uuid: string; items: TenantInvitationView[]; next_cursor?: string }> {
+    const standing = await tenantStanding(this.db, principal, tenant_uuid);
+    if (!standing) throw new PlatformError('NOT_FOUND', 'No such tenant.');
+    if (principal.platform_role !== 'ADMIN' && standing.role !== 'OWNER' && standing.role !== 'TENANT_ADMIN') {
+      throw new PlatformError('FORBIDDEN', 'Only the tenant owner or a tenant admin sees its invitations.');
+    }
+    const after = cursor ? decodeCursor(cursor, 2).map(String) : null;
+    const rows: TenantInvitationRow[] = await this.db.reader.query(
+      this.db.sql(
+        `SELECT * FROM identity_tenant_invitations WHERE tenant_uuid = ?
+         ${after ? 'AND (created_at < ? OR (created_at = ? AND invitation_uuid < ?))' : ''} ORDER BY created_at DESC, invitation_uuid DESC LIMIT ?`,
+      ),
+      after ? [tenant_uuid, after[0], after[0], after[1], limit + 1] : [tenant_uuid, limit + 1],
+    );
+    const items = rows.slice(0, limit).map((r) => ({
+      invitation_uuid: r.invitation_uuid,
+      tenant_uuid: r.tenant_uuid,
+      email: r.email,
+      status: invitationStatus(r.status as InvitationStatus, r.expires_at, now),
+      invited_by_profile_uuid: r.invited_by_profile_uuid,
+      created_at: r.created_at,
+      expires_at: r.expires_at,
+      accepted_profile_uuid: r.accepted_profile_uuid ?? null,
+      accepted_at: r.accepted_at ?? null,
+      revoked_at: r.revoked_at ?? null,
+    }));
+    const last = items[items.length - 1];
+    return { tenant_uuid, items, ...(rows.length > limit ? { next_cursor: encodeCursor([last.created_at, last.invitation_uuid]) } : {}) };
   }
 }

@@ -1,13 +1,13 @@
 /**
  * Bearer-style secrets and their storage: tokens carry 256 random bits behind a readable prefix (hcat_ activation,
- * hcsu_ step-up, hcct_ contact change, hcs_ session), are stored only as SHA-256 hashes, and are compared in
+ * hcsu_ step-up, hcct_ contact change, hcs_ session, hcti_ tenant invitation), are stored only as SHA-256 hashes, and are compared in
  * constant time. Also single-use recovery codes and the masked hints shown instead of contact details.
  */
 import { randomBytes } from 'node:crypto';
 import { hashToken, newToken, sameSecret } from '../../../platform/security/tokens';
 
 export { hashToken, newToken, sameSecret };
-export type TokenPrefix = 'hcat_' | 'hcsu_' | 'hcct_' | 'hcs_';
+export type TokenPrefix = 'hcat_' | 'hcsu_' | 'hcct_' | 'hcs_' | 'hcti_';
 
 /**
  * Crockford's Base32 alphabet (no i, l, o, u): 32 symbols, 5 bits each, so a code of 12 symbols carries 60 bits.
