@@ -348,10 +348,11 @@ async function snapshotProbe(dir: string): Promise<{ quiet: Measured; during: nu
         return placer.run('book placements', Array.from({ length: count }, () => ({ method: 'POST', path: ORDERS_PATH, headers: { ...JSON_HEADERS, ...trader }, body: next({}).body })), 201);
       }),
     );
+    // A placement answers once its order is listed, or after the read-your-writes bound: the engine may still be booking.
     const host = node.app.get(MatchingEngineHost);
-    const engine = host.engine(market);
-    const resting = engine ? engine.snapshot().bids.length : 0;
-    if (resting !== SNAPSHOT_BOOK) throw new Error(`the snapshot figure's book holds ${resting} orders, expected ${SNAPSHOT_BOOK}`);
+    const resting = (): number => host.engine(market)?.capture().bids.length ?? 0;
+    for (const deadline = Date.now() + 60_000; resting() < SNAPSHOT_BOOK && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (resting() !== SNAPSHOT_BOOK) throw new Error(`the snapshot figure's book holds ${resting()} orders, expected ${SNAPSHOT_BOOK}`);
     const client = await Client.open(url);
     clients.push(client);
     const probes: ClientRequest[] = Array.from({ length: REQUESTS * 2 }, () => ({ method: 'GET', path: LIVE_PATH }));

@@ -3,6 +3,7 @@
  * shared EventStoreDB whose log already holds other events.
  */
 import { verifyStreamChain } from '../../src/platform/commitments/commitment';
+import { canonicalTexts } from '../../src/platform/event-store/append-validation';
 import { NonCanonicalData } from '../../src/platform/commitments/json';
 import { VersionConflict } from '../../src/platform/errors';
 import type { EventStore, RecordedEvent } from '../../src/platform/event-store/event-store.port';
@@ -256,6 +257,31 @@ export function runEventStoreContract(name: string, open: () => Promise<EventSto
         expect(error.details.length).toBeGreaterThan(0);
       }
       expect(await store.readStream(stream)).toEqual([]);
+    });
+
+    it('appends prepared events (texts made elsewhere, e.g. a snapshot thread) into the same chain, large ones included', async () => {
+      // Only EventStoreDB takes no prepared event (a matching engine then builds its snapshots as before).
+      if (!store.appendPrepared) return expect(store.kind).toBe('eventstoredb');
+      const stream = streamName();
+      // An engine snapshot's size: past the SQLite store's 64 KiB mark (committed on its writer thread, parsed lazily).
+      const large = { engine_revision: '41', snapshot: { bids: Array.from({ length: 1500 }, (_, i) => ({ order_id: hex32(), price: `${100 + i}.5`, sequence: i })) } };
+      const events = [newEvent('Opened', { n: 1 }), newEvent('EngineSnapshotTaken', large), newEvent('Small', { note: 'prepared too' }), newEvent('Closed', { n: 2 })];
+      const prepared = (e: (typeof events)[number]) => ({ event_id: e.event_id, type: e.type, texts: canonicalTexts([e])[0] });
+      await store.append(stream, [events[0]], 'no_stream');
+      expect((await store.appendPrepared(stream, [prepared(events[1]), prepared(events[2])], 0n)).next_revision).toBe(2n);
+      await store.append(stream, [events[3]], 2n);
+      const read = await store.readStream(stream);
+      expect(canonicalTexts([events[1]])[0].data.length).toBeGreaterThan(64 * 1024);
+      expect(read.map((e) => e.data)).toEqual(events.map((e) => e.data));
+      expect(read.map((e) => e.metadata)).toEqual(events.map((e) => e.metadata));
+      expect(verifyStreamChain(read)).toBeNull();
+      // Subscribers get the same events, and the chain verifies on what they got.
+      const delivered = await collectStream(store.subscribeToAll(), stream, 4);
+      expect(delivered.map((e) => e.data)).toEqual(events.map((e) => e.data));
+      expect(verifyStreamChain(delivered)).toBeNull();
+      // A prepared append is checked as any other: a stale expectation writes nothing.
+      await expect(store.appendPrepared(stream, [prepared(newEvent('Late'))], 0n)).rejects.toBeInstanceOf(VersionConflict);
+      expect(await store.readStream(stream)).toHaveLength(4);
     });
 
     it('rejects an occurred_at that is not an RFC 3339 UTC timestamp', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite/sqlite.event-store';
 import { runEventStoreContract } from './event-store.contract';
+import { unparsedData } from '../../src/platform/event-store/lazy-data';
 import { newEvent } from '../support/events';
 
 const dirs: string[] = [];
@@ -32,6 +33,27 @@ const spyOnStatement = (store: SqliteEventStore, name: 'forwards' | 'backwards' 
   jest.spyOn((store as unknown as { stmt: Record<string, { all: () => unknown }> }).stmt[name], 'all');
 
 describe('SqliteEventStore specifics', () => {
+  it.each([false, true])('parses a large event\'s data when a reader first reads it, not for readers that pass it by (writer thread: %s)', async (writerThread) => {
+    const store = openStore(writerThread);
+    try {
+      const data = { snapshot: Array.from({ length: 2000 }, (_, i) => ({ order_id: `o${i}`, price: `${i}.5` })) };
+      const small = newEvent('Small', { n: 1 });
+      await store.append(`lazy-${writerThread}`, [newEvent('EngineSnapshotTaken', data), small], 'no_stream');
+      const [big, next] = await store.readAll({ after: 0n });
+      expect(typeof unparsedData(big)).toBe('string');
+      expect(unparsedData(next)).toBeUndefined();
+      // A second reader of the tail gets the same event, still unparsed; reading data parses it once, for both.
+      const [again] = await store.readAll({ after: 0n, maxCount: 1 });
+      expect(again).toBe(big);
+      expect(Object.keys(big)).toContain('data');
+      expect(big.data).toEqual(data);
+      expect(unparsedData(big)).toBeUndefined();
+      expect(again.data).toBe(big.data);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('is durable by configuration: WAL journal and synchronous=FULL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'es-'));
     dirs.push(dir);

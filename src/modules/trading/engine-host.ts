@@ -25,7 +25,8 @@ import { MARKET_REGISTRY_STREAM, type MarketRegistryEvent } from './domain/marke
 import type { OrderCancelRequest, OrderPlacement } from './domain/order';
 import type { MarketEvent } from './domain/market';
 import type { PriceFeedEvent } from './domain/price-feed';
-import { MarketEngine, type EngineInput, type EngineSnapshot } from './engine/market-engine';
+import { MarketEngine, type EngineCapture, type EngineInput, type EngineSnapshot } from './engine/market-engine';
+import { SnapshotBuilder, snapshotData } from './engine-snapshots';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
 import { ReadinessRegistry } from '../../platform/observability/readiness';
 
@@ -52,6 +53,10 @@ class MarketWorker {
   private snapshotRevision: bigint | null = null;
   /** Orders and stops the latest snapshot held: what writing the next one will cost, roughly. */
   private snapshotSize = 0;
+  /** The revision of the latest snapshot taken or attempted: a failed one is tried again an interval later. */
+  private snapshotAttempt: bigint | null = null;
+  /** The snapshot being built and written (off the event loop, while the engine goes on deciding). */
+  private snapshotting: Promise<boolean> | null = null;
   private subscription: EventSubscription | null = null;
   /** A batch's append under way: until it lands, the engine is ahead of `revision` (no snapshot may be taken). */
   private appending: Promise<unknown> | null = null;
@@ -100,6 +105,7 @@ class MarketWorker {
 
   async stop(): Promise<void> {
     await this.lease.stop();
+    await this.snapshotting;
   }
 
   /** Resolves once this (local, running) engine has decided every input up to `position`. */
@@ -135,6 +141,7 @@ class MarketWorker {
       this.snapshotSize = snapshotSize(data.snapshot);
       from = this.snapshotRevision + 1n;
     }
+    this.snapshotAttempt = this.snapshotRevision;
     let revision: bigint | null = this.snapshotRevision;
     let position: bigint | null = null;
     for (;;) {
@@ -205,32 +212,58 @@ class MarketWorker {
     }
     this.revision = result.next_revision;
     this.appendedPosition = result.position;
-    if (result.next_revision - (this.snapshotRevision ?? -1n) >= snapshotInterval(this.host.snapshotEvery, this.snapshotSize)) await this.takeSnapshot(engine);
+    if (this.snapshotting === null && result.next_revision - (this.snapshotAttempt ?? -1n) >= snapshotInterval(this.host.snapshotEvery, this.snapshotSize)) {
+      void this.takeSnapshot(engine);
+    }
   }
 
   /** Takes a snapshot now, at the engine's last appended revision (the benchmark, tests); false when none was written. */
   async snapshotNow(): Promise<boolean> {
-    while (this.appending) await this.appending.catch(() => undefined);
+    for (;;) {
+      if (this.snapshotting) await this.snapshotting;
+      else if (this.appending) await this.appending.catch(() => undefined);
+      else break;
+    }
     const engine = this.engine;
     if (this.state !== 'running' || !engine || this.revision === null) return false;
     return this.takeSnapshot(engine);
   }
 
-  /** A cache of the engine state: losing one only lengthens the next start-up. */
-  private async takeSnapshot(engine: MarketEngine): Promise<boolean> {
+  /**
+   * A cache of the engine state: losing one only lengthens the next start-up. The state is captured here, at once
+   * (the engine's decisions are all appended, up to `revision`); the rest runs off the event loop (engine-snapshots.ts)
+   * while the engine goes on deciding. A failure is logged and the snapshot skipped: the next is due an interval later.
+   */
+  private takeSnapshot(engine: MarketEngine): Promise<boolean> {
     const revision = this.revision!;
-    const snapshot = engine.snapshot();
+    this.snapshotAttempt = revision;
+    const capture = engine.capture();
+    const taking = this.writeSnapshot(engine, revision, capture).finally(() => (this.snapshotting = null));
+    this.snapshotting = taking;
+    return taking;
+  }
+
+  private async writeSnapshot(engine: MarketEngine, revision: bigint, capture: EngineCapture): Promise<boolean> {
+    const { market_uuid } = this.market;
+    const store = this.host.store;
+    const event = { event_id: newId(), type: 'EngineSnapshotTaken' as const, metadata: snapshotMetadata() };
     try {
-      await this.host.store.append(
-        engineSnapshotStream(this.market.market_uuid),
-        [{ event_id: newId(), type: 'EngineSnapshotTaken', data: { engine_revision: revision.toString(), snapshot: snapshot as unknown as JsonObject }, metadata: snapshotMetadata() }],
-        'any',
-      );
-      this.snapshotRevision = revision;
-      this.snapshotSize = snapshotSize(snapshot);
+      if (store.appendPrepared) {
+        const texts = await this.host.snapshots.build(capture, revision, event);
+        // The lease was lost meanwhile (the engine is rebuilt from its stream, here or on another node): not written.
+        if (this.engine !== engine) return false;
+        await store.appendPrepared(engineSnapshotStream(market_uuid), [{ event_id: event.event_id, type: event.type, texts }], 'any');
+      } else {
+        // A store that takes no prepared event (EventStoreDB): imaged and canonicalized here, as it always was.
+        await store.append(engineSnapshotStream(market_uuid), [{ ...event, data: snapshotData(revision, capture) }], 'any');
+      }
+      if (this.engine === engine) {
+        this.snapshotRevision = revision;
+        this.snapshotSize = capture.bids.length + capture.asks.length + capture.stops.length;
+      }
       return true;
     } catch (error) {
-      this.host.logger.warn({ market_uuid: this.market.market_uuid, err: error }, 'engine snapshot not written');
+      this.host.logger.warn({ market_uuid, engine_revision: revision.toString(), err: error }, 'engine snapshot not written; the next is due an interval later');
       return false;
     }
   }
@@ -295,6 +328,8 @@ export class MatchingEngineHost implements OnApplicationBootstrap, OnModuleDestr
   readonly checkpoints: CheckpointStore;
   readonly batchSize: number;
   readonly snapshotEvery: number;
+  /** Builds every market's snapshots on one thread of their own. */
+  readonly snapshots = new SnapshotBuilder();
   private readonly workers = new Map<string, MarketWorker>();
   private discoverTimer: NodeJS.Timeout | null = null;
 
@@ -353,6 +388,7 @@ export class MatchingEngineHost implements OnApplicationBootstrap, OnModuleDestr
   async onModuleDestroy(): Promise<void> {
     if (this.discoverTimer) clearInterval(this.discoverTimer);
     await Promise.all([...this.workers.values()].map((w) => w.stop()));
+    await this.snapshots.close();
   }
 
   /** Starts a worker for every listed market (idempotent). */

@@ -2,14 +2,16 @@
 import { assertCanonicalizable } from '../commitments/json';
 import { canonicalJson, committedDataJcs } from '../commitments/commitment';
 import { StateConflict, ValidationFailed, VersionConflict } from '../errors';
-import { describeExpected, type AppendResult, type ExpectedRevision, type NewEvent } from './event-store.port';
+import { describeExpected, type AppendResult, type CanonicalTexts, type ExpectedRevision, type NewEvent, type PreparedEvent } from './event-store.port';
+
+export type { CanonicalTexts } from './event-store.port';
 
 const EVENT_ID = /^[0-9a-f]{32}$/;
 const TYPE = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 /** RFC 3339 in UTC, as the envelope has them (`2026-11-22T10:00:00.000Z`). */
 const OCCURRED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
-export function validateAppend(stream: string, events: NewEvent[], expected: ExpectedRevision): void {
+export function validateAppend(stream: string, events: Array<NewEvent | PreparedEvent>, expected: ExpectedRevision): void {
   if (typeof stream !== 'string' || stream.length === 0 || stream.length > 512 || stream.startsWith('$')) {
     throw new ValidationFailed('Invalid stream name.', [{ field: 'stream', issue: 'must be 1-512 characters, not starting with $' }]);
   }
@@ -25,6 +27,7 @@ export function validateAppend(stream: string, events: NewEvent[], expected: Exp
       throw new ValidationFailed('Invalid occurred_at.', [{ field: `events[${i}].occurred_at`, issue: 'must be an RFC 3339 UTC timestamp' }]);
     }
     if (!TYPE.test(e.type)) throw new ValidationFailed('Invalid event type.', [{ field: `events[${i}].type`, issue: 'must be an identifier' }]);
+    if ('texts' in e) return; // prepared: its data is canonical JSON text already
     if (e.data === null || typeof e.data !== 'object' || Array.isArray(e.data)) {
       throw new ValidationFailed('Event data must be a JSON object.', [{ field: `events[${i}].data`, issue: 'must be an object' }]);
     }
@@ -40,12 +43,6 @@ export function expectationHolds(expected: ExpectedRevision, current: bigint | n
 }
 
 /** The canonical (RFC 8785) texts of an append's events: hashed into the commitment and stored as they are. */
-export interface CanonicalTexts {
-  data: string;
-  committed: string;
-  metadata: string;
-}
-
 export function canonicalTexts(events: NewEvent[]): CanonicalTexts[] {
   // Writers usually share one metadata object across an append: canonicalize it once.
   const metadataTexts = new Map<object, string>();
@@ -70,7 +67,7 @@ export function canonicalTexts(events: NewEvent[]): CanonicalTexts[] {
  */
 export function idempotentReplayOf(
   stream: string,
-  events: NewEvent[],
+  events: ReadonlyArray<{ event_id: string }>,
   expected: ExpectedRevision,
   current: bigint | null,
   found: Array<{ stream: string; revision: bigint; position: bigint } | undefined>,

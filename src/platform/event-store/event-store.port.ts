@@ -35,6 +35,23 @@ export interface NewEvent {
   occurred_at?: string;
 }
 
+/** The canonical (RFC 8785) texts of an event: its data, data as the chain commits to it (sealed values as digests), metadata. */
+export interface CanonicalTexts {
+  data: string;
+  committed: string;
+  metadata: string;
+}
+
+/**
+ * An event whose texts the writer has already made with append-validation's `canonicalTexts` (the same function,
+ * e.g. on a worker thread, for an engine snapshot of a megabyte): a store's `appendPrepared` stores them and commits to
+ * them as they are, so the request thread never canonicalizes the data. They must be exactly what `canonicalTexts`
+ * makes of the event, since a verifier recomputes the commitment from the data as stored.
+ */
+export interface PreparedEvent extends Pick<NewEvent, 'event_id' | 'type' | 'occurred_at'> {
+  texts: CanonicalTexts;
+}
+
 /** An event as stored: the envelope of PLATFORM.md section 3. */
 export interface RecordedEvent {
   event_id: string;
@@ -110,6 +127,8 @@ export interface EventSubscription extends AsyncIterable<RecordedEvent> {
 export interface EventStore {
   readonly kind: 'sqlite' | 'eventstoredb' | 'postgres';
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** `append` of events already in canonical form (PreparedEvent); absent where the store does not take them. */
+  appendPrepared?(stream: string, events: PreparedEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribeToAll(options?: SubscribeOptions): EventSubscription;

@@ -3,6 +3,7 @@
  * ahead at a time, woken by the next commit the store sees (its own process's, or another node's notification) or by
  * the poll interval. It needs of a store only what SubscribedLog says, so the files depend one way.
  */
+import { unparsedData } from './lazy-data';
 import type { EventSubscription, PassOver, RecordedEvent } from './event-store.port';
 
 /**
@@ -122,7 +123,8 @@ export function keptAfter<R extends { data: unknown }>(kept: Array<R | RecordedE
   const out: RecordedEvent[] = [];
   for (let i = first; i < end; i++) {
     const slot = kept[i];
-    out.push(typeof slot.data === 'string' ? (kept[i] = parse(slot as R)) : (slot as RecordedEvent));
+    // A large event parsed already keeps its data text aside (lazy-data.ts): asking it would parse it.
+    out.push(unparsedData(slot) === undefined && typeof slot.data === 'string' ? (kept[i] = parse(slot as R)) : (slot as RecordedEvent));
   }
   return out;
 }

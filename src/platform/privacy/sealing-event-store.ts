@@ -7,6 +7,9 @@
  */
 import type { JsonObject } from '../commitments/json';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions } from '../event-store/event-store.port';
+import { ValidationFailed } from '../errors';
+import { unparsedData } from '../event-store/lazy-data';
+import { eventDeclaration } from './field-classes';
 import { isSealed, SEALED_VALUES, sealEventData, sealingSubject, unsealEventData } from './sealing';
 import { LOG_SEALED, type SubjectKeyStore } from './subject-keys';
 import { StartupRefused } from '../security/data-dir';
@@ -34,15 +37,33 @@ export async function assertSealedLog(raw: EventStore, keys: SubjectKeyStore): P
 
 /** The kid an event's sealed values name, or null (nothing sealed). */
 const sealedKid = (e: RecordedEvent): string | null => {
+  // Large data not parsed yet (lazy-data.ts): its canonical text shows a sealed member without parsing it.
+  const text = unparsedData(e);
+  if (text !== undefined && !text.includes(`"${SEALED_VALUES}":`)) return null;
   const sealed = (e.data as JsonObject)[SEALED_VALUES];
   return isSealed(sealed) ? sealed.kid : null;
 };
 
 export class SealingEventStore implements EventStore {
+  /**
+   * Events already in canonical form (an engine snapshot) go to the adapter as they are, where it takes them: only of
+   * types that declare no personal or secret field, since sealing works on the data itself.
+   */
+  readonly appendPrepared?: EventStore['appendPrepared'];
+
   constructor(
     readonly raw: EventStore,
     private readonly keys: SubjectKeyStore,
-  ) {}
+  ) {
+    const prepared = raw.appendPrepared?.bind(raw);
+    if (prepared) {
+      this.appendPrepared = (stream, events, expected) => {
+        const sealable = events.find((e) => eventDeclaration(e.type)?.protectedFields !== false);
+        if (sealable) return Promise.reject(new ValidationFailed('Only events of a declared type with no personal or secret field can be appended prepared.', [{ field: 'type', issue: sealable.type }]));
+        return prepared(stream, events, expected);
+      };
+    }
+  }
 
   get kind(): EventStore['kind'] {
     return this.raw.kind;

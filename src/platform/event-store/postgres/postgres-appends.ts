@@ -18,7 +18,7 @@ export interface BatchOutcome {
 
 export interface PendingAppend {
   stream: string;
-  events: NewEvent[];
+  events: Array<Pick<NewEvent, 'event_id' | 'type' | 'occurred_at'>>;
   texts: CanonicalTexts[];
   expected: ExpectedRevision;
   resolve(result: AppendResult): void;

@@ -1,6 +1,7 @@
 /** The events table's rows as the PostgreSQL event store reads and writes them, and what it makes of them. */
 import type { RecordedEvent } from '../event-store.port';
 import type { CommittedEvent } from '../log-subscription';
+import { LAZY_DATA_CHARS, withLazyData } from '../lazy-data';
 
 export interface EventRow {
   position: string;
@@ -36,18 +37,20 @@ export function committedOf(row: EventRow): CommittedEvent {
 }
 
 export function toRecorded(row: EventRow): RecordedEvent {
-  return {
+  const lazy = row.data.length > LAZY_DATA_CHARS;
+  const e = {
     event_id: row.event_id,
     type: row.type,
     stream: row.stream,
     revision: BigInt(row.revision),
     position: BigInt(row.position),
     occurred_at: row.occurred_at,
-    data: JSON.parse(row.data),
+    data: lazy ? null : JSON.parse(row.data),
     metadata: JSON.parse(row.metadata),
     event_commitment: row.event_commitment,
     previous_event_commitment: row.previous_event_commitment,
   };
+  return lazy ? withLazyData(e, row.data) : e;
 }
 
 /**
@@ -58,6 +61,8 @@ const ANNOUNCED_BYTES = 7900;
 
 /** What a commit's notification carries after its head: `|` and its events' columns, or nothing when too large. */
 export function announcementOf(rows: readonly EventRow[]): string {
+  // Too large in any case (an engine snapshot): not serialized only to be measured.
+  if (rows.reduce((n, r) => n + r.data.length + r.metadata.length, 0) > ANNOUNCED_BYTES) return '';
   const text = `|${JSON.stringify(rows.map((r) => [r.event_id, r.stream, r.revision, r.type, r.occurred_at, r.data, r.metadata, r.event_commitment, r.previous_event_commitment]))}`;
   return Buffer.byteLength(text) <= ANNOUNCED_BYTES ? text : '';
 }

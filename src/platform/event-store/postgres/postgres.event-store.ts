@@ -31,6 +31,7 @@ import {
   type EventSubscription,
   type ExpectedRevision,
   type NewEvent,
+  type PreparedEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -115,11 +116,19 @@ export class PostgresEventStore implements EventStore {
   // ---------------------------------------------------------------------------------------------------- append
 
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.enqueue(stream, events, expected, () => canonicalTexts(events));
+  }
+
+  appendPrepared(stream: string, events: PreparedEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.enqueue(stream, events, expected, () => events.map((e) => e.texts));
+  }
+
+  private enqueue(stream: string, events: Array<NewEvent | PreparedEvent>, expected: ExpectedRevision, textsOf: () => CanonicalTexts[]): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     let texts: CanonicalTexts[];
     try {
       validateAppend(stream, events, expected);
-      texts = canonicalTexts(events);
+      texts = textsOf();
     } catch (error) {
       return Promise.reject(error);
     }

@@ -5,6 +5,8 @@
  * disk syncs); each append runs in its own savepoint so one writer's conflict never fails another's. Commits run in
  * place, or (SQLITE_WRITER_THREAD) on a writer thread with its own connection (sqlite-writer.worker.ts), so the fsync
  * does not stop the event loop that serves requests, projectors and engines; reads stay on this thread's connection.
+ * A batch holding a large event (an engine snapshot: a megabyte to hash, write and sync) goes to the writer thread
+ * either way, so that it never stops the event loop either.
  */
 import type Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
@@ -17,23 +19,25 @@ import {
   type EventSubscription,
   type ExpectedRevision,
   type NewEvent,
+  type PreparedEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
 } from '../event-store.port';
-import { canonicalTexts, idempotentReplayOf, validateAppend } from '../append-validation';
+import { canonicalTexts, idempotentReplayOf, validateAppend, type CanonicalTexts } from '../append-validation';
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
 import { startModuleWorker } from '../../workers/module-worker';
 import { CommitWaiters, keptAfter, LogSubscription } from '../log-subscription';
+import { LAZY_DATA_CHARS, withLazyData } from '../lazy-data';
 import { batchCommitter, openLogConnection, safe, type AppendOutcome, type AppendRequest, type BatchOutcome, type EventRow } from './sqlite-append-batch';
 import type { WriterAnswer, WriterRequest } from './sqlite-writer.worker';
 
 export { EVENTS_SCHEMA, INSERT_EVENT, type EventRow } from './sqlite-append-batch';
 
 interface PendingAppend extends AppendRequest {
-  /** As the writer gave them (the replay check needs them whole). */
-  newEvents: NewEvent[];
+  /** Over LARGE_EVENT: its batch commits on the writer thread. */
+  large: boolean;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -51,6 +55,9 @@ export interface SqliteEventStoreOptions {
    */
   writerThread?: boolean;
 }
+
+/** Characters of an event's data above which its batch commits on the writer thread even when commits run in place. */
+const LARGE_EVENT = 64 * 1024;
 
 /** Newest committed events kept parsed for subscriptions at the head (see SqliteEventStore.tail). */
 const TAIL_CACHE_SIZE = 20_000;
@@ -138,11 +145,19 @@ export class SqliteEventStore implements EventStore {
   }
 
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.enqueue(stream, events, expected, () => canonicalTexts(events));
+  }
+
+  appendPrepared(stream: string, events: PreparedEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.enqueue(stream, events, expected, () => events.map((e) => e.texts));
+  }
+
+  private enqueue(stream: string, events: Array<NewEvent | PreparedEvent>, expected: ExpectedRevision, textsOf: () => CanonicalTexts[]): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
-    let texts: PendingAppend['texts'];
+    let texts: CanonicalTexts[];
     try {
       validateAppend(stream, events, expected);
-      texts = canonicalTexts(events);
+      texts = textsOf();
     } catch (error) {
       return Promise.reject(error);
     }
@@ -151,7 +166,7 @@ export class SqliteEventStore implements EventStore {
     const now = events.some((e) => e.occurred_at === undefined) ? new Date().toISOString() : '';
     const wire = events.map((e) => ({ event_id: e.event_id, type: e.type, occurred_at: e.occurred_at ?? now }));
     return new Promise<AppendResult>((resolve, reject) => {
-      this.pending.push({ stream, events: wire, newEvents: events, texts, expected, resolve, reject });
+      this.pending.push({ stream, events: wire, texts, expected, large: texts.some((t) => t.data.length > LARGE_EVENT), resolve, reject });
       if (!this.flushScheduled && this.inFlight === null) {
         this.flushScheduled = true;
         // setImmediate lets every append issued in this turn of the event loop join the same commit.
@@ -166,7 +181,7 @@ export class SqliteEventStore implements EventStore {
     if (this.inFlight !== null || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    if (this.commitInPlace) {
+    if (this.commitInPlace && (this.filename === ':memory:' || !batch.some((req) => req.large))) {
       let outcome: BatchOutcome;
       try {
         outcome = this.commitInPlace(batch);
@@ -218,7 +233,7 @@ export class SqliteEventStore implements EventStore {
     if ('replay' in outcome) {
       try {
         // A retry of a write that succeeded answers its original result; anything else is a conflict.
-        const replay = idempotentReplayOf(req.stream, req.newEvents, req.expected, outcome.replay.current, outcome.replay.found);
+        const replay = idempotentReplayOf(req.stream, req.events, req.expected, outcome.replay.current, outcome.replay.found);
         if (replay) req.resolve(replay);
         else req.reject(new VersionConflict(req.stream, describeExpected(req.expected), outcome.replay.current));
       } catch (error) {
@@ -465,16 +480,18 @@ function keepable(row: EventRow): EventRow | null {
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
-  return {
+  const lazy = row.data.length > LAZY_DATA_CHARS;
+  const e = {
     event_id: row.event_id,
     type: row.type,
     stream: row.stream,
     revision: row.revision,
     position: row.position,
     occurred_at: row.occurred_at,
-    data: JSON.parse(row.data),
+    data: lazy ? null : JSON.parse(row.data),
     metadata: JSON.parse(row.metadata),
     event_commitment: row.event_commitment,
     previous_event_commitment: row.previous_event_commitment,
   };
+  return lazy ? withLazyData(e, row.data) : e;
 }
