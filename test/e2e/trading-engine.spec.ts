@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
 import { MatchingEngineHost } from '../../src/modules/trading/engine-host';
+import { MarketEngine, type EngineSnapshot } from '../../src/modules/trading/engine/market-engine';
+import { verifyStreamChain } from '../../src/platform/commitments/commitment';
+import { RAW_EVENT_STORE } from '../../src/platform/privacy/sealing-event-store';
 import { engineSnapshotStream, engineStream } from '../../src/modules/trading/domain/engine-events';
 import { startTestApp, type TestApp } from '../support/app';
 import { hex32, newEvent } from '../support/events';
@@ -363,6 +366,40 @@ describe.each(COMMIT_MODES)('MTF engine lifecycle (%s)', (_mode, writerThread) =
       expect(snaps[0].revision).toBeGreaterThanOrEqual(9);
       for (let i = 1; i < snaps.length; i++) expect(snaps[i].revision - snaps[i - 1].revision).toBeGreaterThanOrEqual(Math.max(10, snaps[i - 1].size));
       expect(snaps[snaps.length - 1].size).toBeGreaterThan(snaps[0].size);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('a snapshot failing on its thread is skipped and logged; the engine goes on matching, and the next snapshot restores its book', async () => {
+    const node = await startTestApp({ ...env, DATA_DIR: dir });
+    try {
+      const c = client(node);
+      const [a, b] = [await registerTrader(node), await registerTrader(node)];
+      const market = (await node.app.inject({ method: 'GET', url: '/api/v1/api/v1/mtf/markets', headers: a })).json().response['BTC-PERP'].market_uuid;
+      const ask = await c.place(a, { direction: 'SELL', limit_price: '61000' });
+      await c.settled(a, ask.order_uuid, 'OPEN');
+      const host = node.app.get(MatchingEngineHost);
+      const snapshots = () => node.app.get<EventStore>(RAW_EVENT_STORE).readStream(engineSnapshotStream(market));
+      const written = (await snapshots()).length;
+      const warn = jest.spyOn(host.logger, 'warn');
+      // The engine's state is on its way to the snapshot thread when the thread dies.
+      const failing = host.snapshotNow(market);
+      await host.snapshots.close();
+      expect(await failing).toBe(false);
+      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ market_uuid: market }), expect.stringContaining('engine snapshot not written'));
+      expect(await snapshots()).toHaveLength(written);
+      // Nothing held the engine up: it matches the next order.
+      const bid = await c.place(b, { direction: 'BUY', limit_price: '61000' });
+      await c.settled(b, bid.order_uuid, 'FILLED');
+      // The next snapshot is built on a new thread: the engine's state, in a chain that verifies.
+      expect(await host.snapshotNow(market)).toBe(true);
+      const all = await snapshots();
+      expect(all).toHaveLength(written + 1);
+      expect(verifyStreamChain(all)).toBeNull();
+      const last = all[all.length - 1].data as unknown as { engine_revision: string; snapshot: EngineSnapshot };
+      expect(MarketEngine.restore(last.snapshot).snapshot()).toEqual(host.engine(market)!.snapshot());
+      expect(host.status().find((s) => s.market_uuid === market)?.revision).toBe(last.engine_revision);
     } finally {
       await node.close();
     }
