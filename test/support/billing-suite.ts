@@ -7,12 +7,14 @@
  */
 import { readMailbox } from '../../src/modules/identity/delivery';
 import { accountStream } from '../../src/modules/billing/domain/account';
+import { billingAccountKey } from '../../src/modules/billing/domain/account-key';
 import { BillingJobs } from '../../src/modules/billing/billing-jobs';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from './app';
 import { hex32 } from './events';
+import { intentBody, policy } from './ai-wallets';
 import { adminHeaders, openTenant, registerTrader, TEST_ADMIN, until, type Headers } from './traders';
 
 const PASSWORD = 'Billing-Password-2026';
@@ -271,6 +273,66 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       // The read model: one row per account, keyed by the account key.
       const keyed = await rows('SELECT account_key, account_id FROM billing_accounts WHERE account_key IN (?, ?, ?)', [mine.account_key, theirs.account_key, co.tenant]);
       expect(keyed.map((r) => r.account_id).sort()).toEqual([mine.account_id, theirs.account_id, (await account(co.owner, co.tenant)).account_id].sort());
+    });
+
+    it('the global tenant: an agent\'s usage is billed to the person who owns its binding, on their account and allowance, shared by their agents', async () => {
+      /** A global-tenant person, a workspace of theirs, and `n` agents (bindings with a first policy) with their workload tokens. */
+      async function personWithAgents(n: number) {
+        const p = await member();
+        const ws = await call('POST', '/api/v1/workspaces', p.headers, { name: 'Agents' });
+        expect(ws.status).toBe(201);
+        const agents: Array<{ binding_uuid: string; client_id: string; headers: Headers }> = [];
+        for (let i = 0; i < n; i++) {
+          const b = await call('POST', '/api/v1/ai-wallets/bindings', p.headers, {
+            workspace_uuid: ws.json.workspace_id, agent_label: `agent-${i}`, environment: 'SANDBOX', network_id: 'ethereum-sepolia', native_address: '0x52908400098527886E0F7030069857D2E4169EE7', policy: policy(),
+          });
+          expect(b.status).toBe(201);
+          const token = await call('POST', '/api/v1/auth/token', {}, { grant_type: 'client_credentials', client_id: b.json.workload_client_id, client_secret: b.json.client_secret });
+          expect(token.status).toBe(200);
+          agents.push({ binding_uuid: b.json.binding_uuid, client_id: b.json.workload_client_id, headers: { authorization: `Bearer ${token.json.access_token}` } });
+        }
+        return { ...p, agents };
+      }
+      // A live intent that reserves budget costs 1 credit (RATE_CARD_V1): the whole allowance of 1.
+      let n = 0;
+      const intent = (agent: { binding_uuid: string; headers: Headers }) => call('POST', `/api/v1/ai-wallets/bindings/${agent.binding_uuid}/intents`, { ...agent.headers, 'idempotency-key': `billing-agent-${++n}` }, intentBody('0.05'));
+      const agentsOwnAccount = (client_id: string) => rows('SELECT account_key FROM billing_accounts WHERE account_key = ?', [billingAccountKey({ tenant_uuid: GLOBAL, profile_uuid: client_id })]);
+
+      // P's agent reserves: the usage is on P's account (P reads it as their own), not on an account of the agent's.
+      const p = await personWithAgents(2);
+      const [first, second] = p.agents;
+      const reserved = await intent(first);
+      expect([reserved.status, reserved.json.reservation_commitment]).toEqual([201, expect.stringMatching(/^[0-9a-f]{64}$/)]);
+      await rated();
+      const mine = (await call('GET', '/api/v1/billing/account', p.headers)).json;
+      expect(mine).toMatchObject({ tenant_uuid: GLOBAL, profile_uuid: p.profile_uuid, status: 'CREDITS_REQUIRED', available_credits: '0', rated_usage_credits: '1', usage_events: 1 });
+      expect(await agentsOwnAccount(first.client_id)).toEqual([]);
+      const [usage] = (await accountEvents(mine.account_key)).filter((e) => e.type === 'BillingUsageRated');
+      expect(usage.data).toMatchObject({ source_type: 'AiWalletIntentReserved' });
+      const source = (await store().readAll({ after: BigInt(String(usage.data.source_position)) - 1n, maxCount: 1 }))[0];
+      expect(source.metadata).toMatchObject({ actor: { type: 'workload', reference: first.client_id }, on_behalf_of: { type: 'profile', reference: p.profile_uuid } });
+      // P's allowance is used up: P is refused, and so are P's agents, this one and the other (no allowance of their own).
+      const refusedP = await order(p.headers);
+      expect([refusedP.status, refusedP.json.error.code]).toEqual([402, 'CREDITS_REQUIRED']);
+      for (const agent of [first, second]) {
+        const refused = await intent(agent);
+        expect([refused.status, refused.json.error.code]).toEqual([402, 'CREDITS_REQUIRED']);
+      }
+
+      // And the other way round: Q uses up the allowance with orders; Q's agent is refused.
+      const q = await personWithAgents(1);
+      for (let i = 0; i < 10; i++) expect((await order(q.headers)).status).toBe(201);
+      await rated();
+      const refusedAgent = await intent(q.agents[0]);
+      expect([refusedAgent.status, refusedAgent.json.error.code]).toEqual([402, 'CREDITS_REQUIRED']);
+      const theirs = (await call('GET', '/api/v1/billing/account', q.headers)).json;
+      expect(theirs).toMatchObject({ profile_uuid: q.profile_uuid, status: 'CREDITS_REQUIRED', usage_events: 10 });
+      // A person's own order names the person and nobody else: on_behalf_of is only ever on an agent's events.
+      const [qUsage] = (await accountEvents(theirs.account_key)).filter((e) => e.type === 'BillingUsageRated');
+      const qOrder = (await store().readAll({ after: BigInt(String(qUsage.data.source_position)) - 1n, maxCount: 1 }))[0];
+      expect(qOrder.metadata.actor).toEqual({ type: 'profile', reference: q.profile_uuid });
+      expect(qOrder.metadata.on_behalf_of).toBeUndefined();
+      expect(await agentsOwnAccount(q.agents[0].client_id)).toEqual([]);
     });
 
     it('reconciliation under load: checked and posted agree and pending returns to 0 once the rater and the account have caught up', async () => {

@@ -271,6 +271,25 @@ describe('which account pays (the billing account key)', () => {
     expect(key(GLOBAL_TENANT_UUID, { type: 'workload', reference: 'c'.repeat(32) })).not.toBe(GLOBAL_TENANT_UUID);
   });
 
+  it('given an agent of the global tenant acting for the person who answers for it, then the person pays: their account, shared by their agents', () => {
+    const agent = (c: string) => ({ type: 'workload', reference: c.repeat(32) });
+    expect(billingPayer(GLOBAL_TENANT_UUID, agent('c'), person(ANN))).toEqual({ tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: ANN });
+    const ann = key(GLOBAL_TENANT_UUID, person(ANN));
+    expect(billingAccountKey(billingPayer(GLOBAL_TENANT_UUID, agent('c'), person(ANN)))).toBe(ann);
+    expect(billingAccountKey(billingPayer(GLOBAL_TENANT_UUID, agent('d'), person(ANN)))).toBe(ann);
+    expect(billingAccountKey(billingPayer(GLOBAL_TENANT_UUID, agent('c'), person(BEN)))).toBe(key(GLOBAL_TENANT_UUID, person(BEN)));
+    // In a real tenant the tenant's shared account, as before.
+    expect(billingPayer(REAL, agent('c'), person(ANN))).toEqual({ tenant_uuid: REAL, profile_uuid: null });
+    // Only an agent acts for someone: a person's own session is theirs, whatever else the envelope says.
+    expect(billingPayer(GLOBAL_TENANT_UUID, person(BEN), person(ANN))).toEqual({ tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: BEN });
+    // An agent's event from before the envelope named the person stays on the agent's own account (a replay agrees).
+    expect(billingPayer(GLOBAL_TENANT_UUID, agent('c'))).toEqual({ tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: 'c'.repeat(32) });
+    expect(billingPayer(GLOBAL_TENANT_UUID, agent('c'), { type: 'profile', reference: 'not-an-id' })).toEqual({ tenant_uuid: GLOBAL_TENANT_UUID, profile_uuid: 'c'.repeat(32) });
+    // The rater reads the same from the envelope.
+    const e = { event_id: 'f'.repeat(32), type: 'AiWalletIntentReserved', position: 9n, occurred_at: T0.toISOString(), metadata: { tenant_uuid: GLOBAL_TENANT_UUID, actor: agent('c'), on_behalf_of: person(ANN) } };
+    expect(billingAccountKey(usageFor(e, RATE_CARD_V1, ALLOWANCE)!.payer)).toBe(ann);
+  });
+
   it('given a global-tenant event with no person or agent behind it, then it stays on the global tenant\'s own (former shared) account', () => {
     expect(key(GLOBAL_TENANT_UUID, { type: 'system', reference: 'platform' })).toBe(GLOBAL_TENANT_UUID);
     expect(key(GLOBAL_TENANT_UUID, null)).toBe(GLOBAL_TENANT_UUID);

@@ -189,9 +189,15 @@ interface WorkloadPrincipalRow {
   tenant_uuid: string;
   expires_at: string;
   state: string;
+  /** The binding record (JSON): its owner_profile_uuid answers for the agent. */
+  binding: string;
 }
 
-/** Live workload token by hash: not expired, its binding not revoked. */
+/**
+ * Live workload token by hash: not expired, its binding not revoked. The principal names the binding's owner (the
+ * person who answers for the agent: the binding record's owner_profile_uuid, fixed at its creation), whom billing
+ * bills for the agent's usage.
+ */
 @Injectable()
 export class WorkloadPrincipalResolver implements PrincipalResolver {
   constructor(private readonly db: ReadModelDatabase, @Inject(CLOCK) private readonly clock: Clock) {}
@@ -199,7 +205,7 @@ export class WorkloadPrincipalResolver implements PrincipalResolver {
   async resolve(tokenHash: string): Promise<Principal | null> {
     const rows: WorkloadPrincipalRow[] = await this.db.reader.query(
       this.db.sql(
-        `SELECT t.workload_client_id, t.binding_uuid, t.expires_at, b.workspace_uuid, b.tenant_uuid, b.state
+        `SELECT t.workload_client_id, t.binding_uuid, t.expires_at, b.workspace_uuid, b.tenant_uuid, b.state, b.binding
          FROM ai_wallet_workload_tokens t JOIN ai_wallet_bindings b ON b.binding_uuid = t.binding_uuid WHERE t.token_hash = ?`,
       ),
       [tokenHash],
@@ -211,7 +217,12 @@ export class WorkloadPrincipalResolver implements PrincipalResolver {
       tenant_uuid: row.tenant_uuid,
       session_id: tokenHash.slice(0, 32),
       platform_role: null,
-      workload: { client_id: row.workload_client_id, binding_uuid: row.binding_uuid, workspace_uuid: row.workspace_uuid },
+      workload: {
+        client_id: row.workload_client_id,
+        binding_uuid: row.binding_uuid,
+        workspace_uuid: row.workspace_uuid,
+        owner_profile_uuid: (JSON.parse(row.binding) as { owner_profile_uuid: string }).owner_profile_uuid,
+      },
     };
   }
 }
@@ -299,7 +310,8 @@ export class CreateIntentHandler implements ICommandHandler<CreateIntent, { inte
       throw new ValidationFailed('A live intent needs a complete rationale.', [{ field: 'rationale', issue: 'required: schema, summary, explanation, expected_outcome, reference' }]);
     }
     await this.access.binding(principal, binding_uuid, 'agent-or-read');
-    // A live intent that reserves budget is billable usage (docs/billing.md): a tenant out of credits gets 402.
+    // A live intent that reserves budget is billable usage (docs/billing.md): an account out of credits gets 402 (an
+    // agent's is its binding owner's in the global tenant: the gate reads the request context's on_behalf_of).
     await this.credits.require({ tenant_uuid: principal.tenant_uuid, usage: 'AiWalletIntentReserved' });
     const request = intentRequest(body);
     const r = body.rationale;

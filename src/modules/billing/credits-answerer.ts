@@ -2,7 +2,7 @@
  * Billing's answer to the platform's credits gate (src/platform/credits/credits-gate.ts): a caller whose account has
  * nothing left to spend (its credits used up, or usage it still owes) is refused billable commands with 402
  * CREDITS_REQUIRED. The account is the one the rater will bill the command's events to (account-key.ts: the tenant's;
- * in the global tenant the caller's own). An account not opened yet has the free allowance ahead of it.
+ * in the global tenant the caller's own, an agent's being its binding owner's). An account not opened yet has the free allowance ahead of it.
  *
  * How far a fast client can overrun: the gate reads the account as the read model has it, which trails the log by
  * the rater's and the projector's lag. Far from the end (at least HEADROOM_FACTOR times the command's rate left) the
@@ -47,11 +47,12 @@ export class BillingCreditsAnswerer implements CreditsAnswerer, OnModuleInit {
     if (this.config.billingEnforcement) this.gate.register(this);
   }
 
-  async answer({ tenant_uuid, actor, usage }: CreditsQuestion): Promise<CreditsAnswer> {
+  async answer({ tenant_uuid, actor, on_behalf_of, usage }: CreditsQuestion): Promise<CreditsAnswer> {
     const rate = rateOf(RATE_CARD_V1, usage);
     if (rate === null) return null;
     const required = parseDecimal(rate);
-    const key = billingAccountKey(billingPayer(tenant_uuid, actor));
+    // The same rule and the same inputs the rater reads from the events' envelope (actor, on_behalf_of).
+    const key = billingAccountKey(billingPayer(tenant_uuid, actor, on_behalf_of));
     let available = await this.available(key);
     if (available < required * HEADROOM_FACTOR) {
       const timeout = this.config.readYourWritesTimeoutMs;

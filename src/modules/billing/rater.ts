@@ -1,7 +1,7 @@
 /**
  * The rater (docs/billing.md): one process at a time (lease `billing:rater`) follows the global log from its
  * checkpoint and turns each billable event (the rate card) into a `BillingUsageRated` on the account that pays for it
- * (account-key.ts: its tenant's, or in the global tenant its actor's own), one
+ * (account-key.ts: its tenant's, or in the global tenant its person's own: the actor, or an agent's on_behalf_of), one
  * append per account per batch, with the expected revision (CommandExecutor). Then, in one read-model transaction
  * that also proves the lease, it counts the billable events it examined per account and period (the reconciliation's
  * `checked`) and moves its checkpoint.

@@ -1,6 +1,7 @@
 /**
  * The global auth guard: every route needs a live bearer token unless marked @Public(). Tokens are looked up by
- * their SHA-256 only; the principal becomes the request context's actor and tenant (event metadata, idempotency).
+ * their SHA-256 only; the principal becomes the request context's actor and tenant (event metadata, idempotency), and
+ * for an agent also `on_behalf_of`, the person who answers for it (its binding's owner).
  * An agent's workload token (prefix hcwt_) reaches only routes marked @WorkloadAllowed(): everything else is 403.
  * A route marked @PlatformAdminOnly() answers anyone but a platform admin 403 here, before any pipe validates it.
  */
@@ -46,6 +47,8 @@ export class PlatformAuthGuard implements CanActivate {
     request.principal = principal;
     const ctx = request.platformContext;
     ctx.actor = principal.workload ? { type: 'workload', reference: principal.workload.client_id } : { type: 'profile', reference: principal.profile_uuid };
+    // An agent acts for the person who answers for it: its events' envelope names them (metadata.on_behalf_of).
+    if (principal.workload) ctx.on_behalf_of = { type: 'profile', reference: principal.workload.owner_profile_uuid };
     ctx.tenant_uuid = principal.tenant_uuid;
     markStage('auth', ctx);
     return true;

@@ -24,6 +24,12 @@ export interface WorkloadIdentity {
   client_id: string;
   binding_uuid: string;
   workspace_uuid: string;
+  /**
+   * The person who answers for the agent: its binding's owner (the binding record's `owner_profile_uuid`, fixed when
+   * the binding is created). The guard puts it on the request context (`on_behalf_of`), so the agent's events name
+   * that person in their envelope and billing bills them (docs/billing.md).
+   */
+  owner_profile_uuid: string;
 }
 
 /** Workload (agent) bearer tokens start so; the guard resolves them through WORKLOAD_PRINCIPAL_RESOLVER. */

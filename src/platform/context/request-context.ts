@@ -11,6 +11,8 @@ export interface RequestContext {
   correlation_id: string;
   causation_id: string | null;
   actor: ActorRef;
+  /** When the actor is an AI agent (workload): the person who answers for it (its binding's owner), else absent. */
+  on_behalf_of?: ActorRef;
   tenant_uuid: string | null;
   workspace_uuid: string | null;
   /** Highest commit position appended while serving this request. */
@@ -131,6 +133,8 @@ export function eventMetadata(overrides: Partial<EventMetadata> = {}): EventMeta
     causation_id: ctx?.causation_id ?? null,
     request_id: ctx?.request_id ?? null,
     schema_version: 1,
+    // Only for an agent's commands, so every other event's envelope stays exactly as it was.
+    ...(ctx?.on_behalf_of ? { on_behalf_of: ctx.on_behalf_of } : {}),
     ...overrides,
   };
 }

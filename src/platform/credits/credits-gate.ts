@@ -17,6 +17,11 @@ export interface CreditsQuestion {
    * envelope carries): the answerer may bill per actor (billing does in the global tenant, docs/billing.md).
    */
   actor?: ActorRef;
+  /**
+   * For an agent's command, the person who answers for it (default: the request context's, which the events' envelope
+   * carries as `metadata.on_behalf_of`): billing bills an agent of the global tenant to that person.
+   */
+  on_behalf_of?: ActorRef | null;
   /** The event type the command appends, as billing's rate card names it (e.g. `OrderAccepted`). */
   usage: string;
 }
@@ -51,7 +56,10 @@ export class CreditsGate {
 
   /** Throws CreditsRequired (402) when the tenant may not spend on this usage now. */
   async require(question: CreditsQuestion): Promise<void> {
-    const answer = this.answerer ? await this.answerer.answer({ ...question, actor: question.actor ?? currentContext()?.actor ?? SYSTEM_ACTOR }) : null;
+    const ctx = currentContext();
+    const answer = this.answerer
+      ? await this.answerer.answer({ ...question, actor: question.actor ?? ctx?.actor ?? SYSTEM_ACTOR, on_behalf_of: question.on_behalf_of !== undefined ? question.on_behalf_of : (ctx?.on_behalf_of ?? null) })
+      : null;
     if (answer) throw new CreditsRequired(answer);
   }
 }

@@ -21,6 +21,12 @@ export interface EventMetadata {
   causation_id: string | null;
   request_id: string | null;
   schema_version: number;
+  /**
+   * Only on the events of an AI agent's command (actor `workload`): the person who answers for the agent, the owner of
+   * its binding (`{type: 'profile', reference: <profile_uuid>}`), as the auth guard resolved it for the request.
+   * Billing bills the agent's usage to that person (docs/billing.md, "Which account pays"). Absent on every other event.
+   */
+  on_behalf_of?: ActorRef;
   [extra: string]: unknown;
 }
 

@@ -3,10 +3,13 @@
  * rater, the billing-accounts projector and the routes, so they can never disagree.
  *
  * - A tenant other than the global one has one shared account: every person and agent of the tenant draws on it.
- * - In the global tenant (everyone who registered without `tenant_uuid`) there is no shared account: each actor is
- *   billed on an account of its own, the actor being who the command's events name in their envelope
- *   (`metadata.actor`): a person's session is the person (`profile`), an agent's workload token the agent
- *   (`workload`, its client id; the platform's Principal calls it profile_uuid too).
+ * - In the global tenant (everyone who registered without `tenant_uuid`) there is no shared account: each person is
+ *   billed on an account of their own, the person being who the command's events name in their envelope: a person's
+ *   session is the person (`metadata.actor`, `profile`); an agent's workload token (`metadata.actor`, `workload`)
+ *   acts for the person who answers for it, its binding's owner, whom the envelope names in `metadata.on_behalf_of`
+ *   (`profile`): the agent's usage is that person's, on their account and allowance, shared with their other agents.
+ * - An agent's event without `on_behalf_of` (appended before the envelope carried it) stays where it was rated: on the
+ *   agent's own account (its client id), so a replay of the log bills every event where it was billed the first time.
  * - A billable event of the global tenant with no person or agent behind it (the platform itself) stays on the global
  *   tenant's own account: the account all of the global tenant shared before, which no command bills any more.
  *
@@ -19,7 +22,7 @@ import { GLOBAL_TENANT_UUID } from '../../identity/domain/identity.constants';
 
 export { GLOBAL_TENANT_UUID };
 
-/** Who an account bills: a tenant (profile_uuid null), or one person (or agent) of the global tenant. */
+/** Who an account bills: a tenant (profile_uuid null), or one person of the global tenant (or an agent, for usage before on_behalf_of). */
 export interface BillingPayer {
   tenant_uuid: string;
   profile_uuid: string | null;
@@ -35,9 +38,13 @@ const HEX32 = /^[0-9a-f]{32}$/;
 /** The actor kinds that hold an account of their own in the global tenant. */
 const HOLDERS = new Set(['profile', 'workload']);
 
-/** The payer of a billable command (the gate) or event (the rater): its tenant, and in the global tenant its actor. */
-export function billingPayer(tenant_uuid: string, actor: BillingActor | null | undefined): BillingPayer {
+/**
+ * The payer of a billable command (the gate) or event (the rater): its tenant, and in the global tenant its person:
+ * the actor, or for an agent (`workload`) the person it acts for (`on_behalf_of`, the binding's owner) when named.
+ */
+export function billingPayer(tenant_uuid: string, actor: BillingActor | null | undefined, on_behalf_of?: BillingActor | null): BillingPayer {
   if (tenant_uuid !== GLOBAL_TENANT_UUID) return { tenant_uuid, profile_uuid: null };
+  if (actor?.type === 'workload' && on_behalf_of?.type === 'profile' && HEX32.test(on_behalf_of.reference)) return { tenant_uuid, profile_uuid: on_behalf_of.reference };
   const holder = actor && HOLDERS.has(actor.type) && HEX32.test(actor.reference) ? actor.reference : null;
   return { tenant_uuid, profile_uuid: holder };
 }

@@ -2,7 +2,8 @@
  * The rate card: which events of the log are billable usage and what each costs in credits. Versioned: a rated usage
  * records the version it was rated with, so a change of prices applies from its adoption on and never re-rates the
  * past. The rater resolves the account from the event's envelope: its tenant (`metadata.tenant_uuid`) and, in the
- * global tenant, its actor (`metadata.actor`), by the rule of account-key.ts.
+ * global tenant, its actor (`metadata.actor`) or, for an agent, the person it acts for (`metadata.on_behalf_of`), by
+ * the rule of account-key.ts.
  *
  * Format: `{ version, rates: { <event type>: <credits as a decimal string> } }`; an event type not listed is free.
  */
@@ -37,7 +38,7 @@ export interface BillableEvent {
   type: string;
   position: bigint;
   occurred_at: string;
-  metadata: { tenant_uuid?: string | null; actor?: BillingActor | null };
+  metadata: { tenant_uuid?: string | null; actor?: BillingActor | null; on_behalf_of?: BillingActor | null };
 }
 
 /**
@@ -50,7 +51,7 @@ export function usageFor(e: BillableEvent, card: RateCard, free_allowance: strin
   const tenant_uuid = e.metadata.tenant_uuid;
   if (credits === null || typeof tenant_uuid !== 'string' || !/^[0-9a-f]{32}$/.test(tenant_uuid)) return null;
   return {
-    payer: billingPayer(tenant_uuid, e.metadata.actor),
+    payer: billingPayer(tenant_uuid, e.metadata.actor, e.metadata.on_behalf_of),
     command: { kind: 'RateUsage', source_event_id: e.event_id, source_position: e.position, source_type: e.type, occurred_at: e.occurred_at, credits, rate_card_version: card.version, free_allowance },
   };
 }
