@@ -19,93 +19,15 @@ import type { EngineCancelCode, EngineEvent, EngineTimeInForce, OrderOpenedData 
 import { formatDecimal, parseDecimal } from '../../../platform/decimal/fixed18';
 import { EngineInputError, match, type EngineDecision } from './matching';
 import type { TriggerSource } from '../domain/mark-price';
-import { ReferencePrices, type EngineFeed, type ReferencePricesSnapshot } from './reference-prices';
+import { ReferencePrices, type EngineFeed } from './reference-prices';
 import { Emitter } from './emitter';
 import type { EngineInput, EngineMarket, EngineOrder } from './engine-input';
-import { OrderBook, type BookOrder, type Side } from './order-book';
+import { OrderBook, type Side } from './order-book';
+import { snapshotImage, type ArmedStop, type EngineCapture, type EngineSnapshot, type SnapshotOrder } from './snapshot-image';
 
 export type { EngineFeed } from './reference-prices';
 export type { EngineInput, EngineMarket, EngineOrder } from './engine-input';
-
-export interface ArmedStop {
-  order_uuid: string;
-  profile_uuid: string;
-  side: Side;
-  order_type: 'STOP' | 'STOP_LIMIT';
-  time_in_force: EngineTimeInForce;
-  reduce_only: boolean;
-  price: bigint | null;
-  trigger_price: bigint;
-  size: bigint;
-  sequence: number;
-  source: TriggerSource;
-}
-
-/** JSON image of an engine (decimal strings, no bigint), appended to the snapshot stream. */
-export type EngineSnapshot = {
-  market_uuid: string;
-  market_id: number;
-  last_input_position: string;
-  last_price: string | null;
-  next_sequence: number;
-  /** Resting orders, best first per side, oldest first within a price. */
-  bids: SnapshotOrder[];
-  asks: SnapshotOrder[];
-  stops: Array<Omit<ArmedStop, 'price' | 'trigger_price' | 'size' | 'source'> & { price: string | null; trigger_price: string; size: string; source?: TriggerSource }>;
-  /** [profile_uuid, signed net position] sorted by profile. */
-  positions: Array<[string, string]>;
-} & Partial<ReferencePricesSnapshot>; // absent for markets never bound to a feed (and in snapshots from before feeds)
-
-interface SnapshotOrder {
-  order_id: string;
-  owner: string;
-  price: string;
-  remaining: string;
-  sequence: number;
-}
-
-/**
- * The engine's state at one instant, detached (copies, amounts still bigint): what `snapshot()` images. Taking one is
- * a copy of the book (about a millisecond for 6,000 orders); imaging it (decimal strings, sorted positions) and its
- * canonical JSON cost ten to fifty times that, so the host does those on a worker thread (engine-snapshots.ts), from a
- * capture sent over in slices: plain data a worker message carries as it is.
- */
-export interface EngineCapture {
-  market: EngineMarket;
-  last_input_position: bigint;
-  last_price: bigint | null;
-  next_sequence: number;
-  bids: BookOrder[];
-  asks: BookOrder[];
-  stops: ArmedStop[];
-  /** [profile_uuid, signed net position], in no order, zeros included. */
-  positions: Array<[string, bigint]>;
-  /** Small (the feed and the samples of one basis window); null for markets never bound to a feed. */
-  prices: ReferencePricesSnapshot | null;
-}
-
-/** The snapshot of a captured state: `engine.snapshot()` is `snapshotImage(engine.capture())`, on any thread. */
-export function snapshotImage(c: EngineCapture): EngineSnapshot {
-  const order = (o: BookOrder): SnapshotOrder => ({
-    order_id: o.order_id,
-    owner: o.owner,
-    price: formatDecimal(o.price),
-    remaining: formatDecimal(o.remaining),
-    sequence: o.sequence,
-  });
-  return {
-    market_uuid: c.market.market_uuid,
-    market_id: c.market.market_id,
-    last_input_position: c.last_input_position.toString(),
-    last_price: c.last_price === null ? null : formatDecimal(c.last_price),
-    next_sequence: c.next_sequence,
-    bids: c.bids.map(order),
-    asks: c.asks.map(order),
-    stops: c.stops.map((s) => ({ ...s, price: s.price === null ? null : formatDecimal(s.price), trigger_price: formatDecimal(s.trigger_price), size: formatDecimal(s.size) })),
-    positions: c.positions.filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, formatDecimal(v)]),
-    ...c.prices,
-  };
-}
+export { snapshotImage, type EngineCapture, type EngineSnapshot } from './snapshot-image';
 
 export type TradeIdSource = (market_uuid: string, input_position: bigint, n: number) => string;
 
