@@ -11,16 +11,14 @@ import { Public, SecretResponse } from '../../platform/http/public.decorator';
 import { Inject } from '@nestjs/common';
 import {
   ActivateAccount,
-  ConfirmAuthenticatorEnrollment,
   ConfirmContactChange,
-  DisableAuthenticator,
   IssueStepUp,
   RegisterAccount,
   RequestContactChange,
   RevokeSession,
-  StartAuthenticatorEnrollment,
   StartSession,
 } from './commands/identity.commands';
+import { ConfirmAuthenticatorEnrollment, DisableAuthenticator, StartAuthenticatorEnrollment } from './commands/authenticator.commands';
 import { AssignTenantAuthority, CancelAccountClosure, closureView, CreateTenant, CreateWorkspace, EraseAccount, RequestAccountClosure, SelectActiveWorkspace } from './commands/account-lifecycle.commands';
 import {
   AccountActivationRequest,

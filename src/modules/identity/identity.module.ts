@@ -16,17 +16,15 @@ import { deliveryPortProvider } from './delivery';
 import { AssignTenantAuthorityHandler, CancelAccountClosureHandler, CompleteDueClosureHandler, CreateTenantHandler, CreateWorkspaceHandler, EraseAccountHandler, RequestAccountClosureHandler, SelectActiveWorkspaceHandler } from './commands/account-lifecycle.commands';
 import {
   ActivateAccountHandler,
-  ConfirmAuthenticatorEnrollmentHandler,
   ConfirmContactChangeHandler,
-  DisableAuthenticatorHandler,
   IssueStepUpHandler,
   RegisterAccount,
   RegisterAccountHandler,
   RequestContactChangeHandler,
   RevokeSessionHandler,
-  StartAuthenticatorEnrollmentHandler,
   StartSessionHandler,
 } from './commands/identity.commands';
+import { ConfirmAuthenticatorEnrollmentHandler, DisableAuthenticatorHandler, StartAuthenticatorEnrollmentHandler } from './commands/authenticator.commands';
 import { AccountClosureSweep } from './closure-sweep';
 import { IdentityController } from './identity.controller';
 import { passwordPolicyIssues } from './security/password-policy';
