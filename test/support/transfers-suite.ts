@@ -186,7 +186,14 @@ export function transfersSuite(name: string, env: () => Record<string, string>, 
       const [d] = await readMailbox(t.config.dataDir, email);
       await call('POST', '/api/v1/identity/activations', {}, { token: d.token });
       const far = { authorization: `Bearer ${(await call('POST', '/api/v1/auth/sessions', {}, { email, password: PASSWORD })).json.access_token}` };
+      // Without a compliance role anywhere: 403 from the guard, before the request is validated (docs/api.md).
+      expect((await call('POST', url, far, { reason_code: 'OTHER' }, { 'if-match': String(held.version) })).status).toBe(403);
+      expect((await call('POST', url, far, { reason_code: 7 })).status).toBe(403);
+      // An officer of another tenant: the transfer does not exist for them (404), as for anyone outside it.
+      const farProfile = (await call('GET', '/api/v1/identity/contact', far)).json.profile_uuid;
+      expect((await call('POST', `/api/v1/tenants/${tenant}/authorities`, outsider, { profile_uuid: farProfile, role_code: 'TENANT_ADMIN', reason: 'Compliance desk' })).status).toBe(201);
       expect((await call('POST', url, far, { reason_code: 'OTHER' }, { 'if-match': String(held.version) })).status).toBe(404);
+      expect((await call('GET', `/api/v1/transfers/compliance-queue?tenant_uuid=${'0'.repeat(32)}`, far)).status).toBe(404);
       expect((await call('GET', `/api/v1/transfers/${held.transfer_uuid}`, far)).status).toBe(404);
       // The platform admin: no step-up is 403 STEP_UP_REQUIRED; too much evidence 400; a stale version 409; each leaves the token.
       const token = await stepUp(admin, 'TRANSFER_COMPLIANCE_CANCELLATION', TEST_ADMIN.password);
@@ -209,7 +216,7 @@ export function transfersSuite(name: string, env: () => Record<string, string>, 
       expect(await logText(t.app.get<EventStore>(RAW_EVENT_STORE))).not.toContain('Hopperwalker');
       // The compliance queue shows the tenant's held transfers to its officers only.
       expect((await call('GET', `/api/v1/transfers/compliance-queue?tenant_uuid=${'0'.repeat(32)}&status=CANCELLED`, admin)).json.items.map((x: any) => x.transfer_uuid)).toContain(held.transfer_uuid);
-      expect((await call('GET', `/api/v1/transfers/compliance-queue?tenant_uuid=${'0'.repeat(32)}`, owner)).status).toBe(404);
+      expect((await call('GET', `/api/v1/transfers/compliance-queue?tenant_uuid=${'0'.repeat(32)}`, owner)).status).toBe(403);
     });
 
     it('transfers and settlement intents race for one balance: exactly what fits is reserved', async () => {

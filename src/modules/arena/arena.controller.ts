@@ -8,6 +8,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { TenantRoleRequired } from '../../platform/auth/tenant-role';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { PageQuery } from '../../platform/http/pagination';
@@ -15,6 +16,7 @@ import { ChangeArenaSeason, CreateArenaSeason, type SeasonChange } from './comma
 import { ArenaTransitionRequest, CreateArenaSeasonRequest, DisqualifyArenaParticipantRequest, EnrollArenaParticipantRequest, ParticipantParam, SeasonParam } from './dto/arena.dto';
 import { ARENA_COMMAND_ANSWER, ARENA_LIST_ANSWER, ARENA_SEASON_ANSWER, ArenaAdminResponse, ArenaCommandReceipt, ArenaMarketPosition, ArenaSeason, ArenaSeasonList } from './dto/responses.dto';
 import { GetArenaSeason, ListArenaSeasons } from './queries';
+import { ADMINISTERING } from './arena-access';
 
 const envelope = async (data: Promise<object>): Promise<{ success: true; data: object }> => ({ success: true, data: await data });
 
@@ -32,6 +34,7 @@ export class ArenaController {
   }
 
   @Capability('seasons', { exposure: 'restricted' })
+  @TenantRoleRequired(ADMINISTERING)
   @Get()
   @ApiOperation({ summary: 'Your tenant\'s arena seasons, newest first (tenant owner and admins).' })
   @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_LIST_ANSWER })
@@ -40,6 +43,7 @@ export class ArenaController {
   }
 
   @Capability('seasons', { exposure: 'restricted' })
+  @TenantRoleRequired(ADMINISTERING)
   @Post('seasons')
   @ApiOperation({ summary: 'Create a season (DRAFT): a name, its window, the markets whose trades count.' })
   @ApiCreatedResponse({ type: ArenaAdminResponse, description: ARENA_COMMAND_ANSWER })
@@ -49,6 +53,7 @@ export class ArenaController {
   }
 
   @Capability('seasons', { exposure: 'restricted' })
+  @TenantRoleRequired(ADMINISTERING)
   @Get('seasons/:season_uuid')
   @ApiOperation({ summary: 'A season with its leaderboard (realised P&L, trades, markets), frozen at its end position once it settles.' })
   @ApiOkResponse({ type: ArenaAdminResponse, description: ARENA_SEASON_ANSWER })
@@ -57,6 +62,7 @@ export class ArenaController {
   }
 
   @Capability('seasons', { exposure: 'restricted' })
+  @TenantRoleRequired(ADMINISTERING)
   @Post('seasons/:season_uuid/schedule')
   @HttpCode(200)
   @ApiOperation({ summary: 'DRAFT → SCHEDULED (starts_at in the future); the arena clock starts it at starts_at and settles it at ends_at.' })
@@ -67,6 +73,7 @@ export class ArenaController {
   }
 
   @Capability('seasons', { exposure: 'restricted' })
+  @TenantRoleRequired(ADMINISTERING)
   @Post('seasons/:season_uuid/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a DRAFT, SCHEDULED or LIVE season; its standings stop where they are.' })
@@ -77,6 +84,7 @@ export class ArenaController {
   }
 
   @Capability('seasons', { exposure: 'restricted' })
+  @TenantRoleRequired(ADMINISTERING)
   @Post('seasons/:season_uuid/participants')
   @HttpCode(200)
   @ApiOperation({ summary: 'Enroll a person of the tenant (DRAFT, SCHEDULED or LIVE); their trades count from then on while the season is LIVE.' })
@@ -88,6 +96,7 @@ export class ArenaController {
   }
 
   @Capability('seasons', { exposure: 'restricted' })
+  @TenantRoleRequired(ADMINISTERING)
   @Post('seasons/:season_uuid/participants/:profile_uuid/disqualify')
   @HttpCode(200)
   @ApiOperation({ summary: 'Disqualify a participant, with a reason: their trades stop counting and they leave the ranking.' })

@@ -4,12 +4,15 @@
  * TENANT_ADMINs manage it (subscriptions, top-ups, adjustments), as platform admins do every account. In the global
  * tenant each person has an account of their own (account-key.ts): they read and manage it (subscribe, buy top-ups),
  * adjustments are for platform admins, who name the person with `profile_uuid`. Another tenant's or another
- * person's account does not exist for the caller (404); a member who may read but not manage gets 403. Products are
+ * person's account does not exist for the caller (404); a member who may read but not manage gets 403 (from the auth
+ * guard, before the body is validated, when they hold a managing role in no tenant and are not of the global tenant:
+ * the manage and adjust routes are @TenantRoleRequired). Products are
  * defined by platform admins. Agents' workload tokens never reach billing.
  */
 import { Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
+import type { TenantAuthority } from '../../platform/auth/tenant-role';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { readRecord, recordPage, type JsonRecordTable } from '../../platform/read-model/json-records';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
@@ -17,7 +20,11 @@ import { GetTenantRole } from '../identity/queries/identity.queries';
 import { billingAccountKey, GLOBAL_TENANT_UUID, type BillingPayer } from './domain/account-key';
 import { BILLING_PAGE, type BillingListQuery } from './dto/billing.dto';
 
-const MANAGING_ROLES = new Set(['OWNER', 'TENANT_ADMIN']);
+/**
+ * Who manages a tenant's billing: the manage and adjust routes' @TenantRoleRequired, in any tenant (the body names
+ * which), so the guard refuses anyone holding neither anywhere before validation; `account` checks the tenant named.
+ */
+export const MANAGING_ROLES: readonly TenantAuthority[] = ['OWNER', 'TENANT_ADMIN'];
 
 /** Which account a request means: a tenant (default: the caller's session tenant) and, in the global tenant, a person (default: the caller). */
 export interface BillingScope {
@@ -62,7 +69,7 @@ export class BillingAccess {
     const role: string | null = await this.queryBus.execute(new GetTenantRole(principal, tenant_uuid));
     const member = role !== null || tenant_uuid === principal.tenant_uuid;
     if (!member) throw noAccount();
-    if (need !== 'read' && (role === null || !MANAGING_ROLES.has(role))) throw new PlatformError('FORBIDDEN', 'Only the tenant\'s owner and tenant admins manage its billing.');
+    if (need !== 'read' && (role === null || !(MANAGING_ROLES as readonly string[]).includes(role))) throw new PlatformError('FORBIDDEN', 'Only the tenant\'s owner and tenant admins manage its billing.');
     return ref({ tenant_uuid, profile_uuid: null });
   }
 
@@ -85,9 +92,9 @@ export class BillingAccess {
     return { items: records, ...page };
   }
 
-  requirePlatformAdmin(principal: Principal, hidden = false): void {
-    if (principal.platform_role === 'ADMIN') return;
-    throw hidden ? new PlatformError('NOT_FOUND', 'No such route.') : new PlatformError('FORBIDDEN', 'Only platform admins define billing products.');
+  /** Products and the rail's reports: their routes are @PlatformAdminOnly (the guard refuses anyone else first). */
+  requirePlatformAdmin(principal: Principal): void {
+    if (principal.platform_role !== 'ADMIN') throw new PlatformError('FORBIDDEN', 'Only platform admins may call this operation.');
   }
 }
 

@@ -8,8 +8,10 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
+import { TenantRoleRequired } from '../../platform/auth/tenant-role';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
+import { MANAGING_ROLES } from './billing-access';
 import { AdjustCredits, CancelSubscription, DefineBillingProduct, ReportTopupPayment, RequestTopup, RetireBillingProduct, StartSubscription } from './commands';
 import {
   BillingAdjustmentRequest, BillingListQuery, BillingScopeQuery, BillingTenantRequest, BillingUsageQuery, DefineBillingProductRequest, ProductCodeParam, RequestBillingTopupRequest,
@@ -101,6 +103,7 @@ export class BillingController {
   }
 
   @Capability('subscriptions')
+  @TenantRoleRequired(MANAGING_ROLES, { tenant: 'any', globalTenantPeople: true })
   @Post('subscriptions')
   @ApiOperation({ summary: 'Subscribe to a plan (tenant owner or admin): its credits are granted now and at every period boundary until cancelled.' })
   @ApiErrors(404)
@@ -111,6 +114,7 @@ export class BillingController {
   }
 
   @Capability('subscriptions')
+  @TenantRoleRequired(MANAGING_ROLES, { tenant: 'any', globalTenantPeople: true })
   @Post('subscriptions/:code/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a subscription at the end of the period (tenant owner or admin); its credits last until then.' })
@@ -140,6 +144,7 @@ export class BillingController {
   }
 
   @Capability('top-ups')
+  @TenantRoleRequired(MANAGING_ROLES, { tenant: 'any', globalTenantPeople: true })
   @Post('topups')
   @ApiOperation({ summary: 'Buy a top-up (tenant owner or admin): PENDING until the payment rail reports it SETTLED, when its credits are granted.' })
   @ApiErrors(404)
@@ -172,6 +177,7 @@ export class BillingController {
   }
 
   @Capability('adjustments', { exposure: 'restricted' })
+  @TenantRoleRequired(MANAGING_ROLES, { tenant: 'any' })
   @Post('adjustments')
   @ApiOperation({ summary: 'Grant (CREDIT, optionally expiring) or take (DEBIT) credits by hand, with a reason (tenant owner or admin, platform admins).' })
   @ApiErrors(404)

@@ -148,7 +148,7 @@ export class ReportTopupPaymentHandler implements ICommandHandler<ReportTopupPay
   constructor(private readonly commands: CommandExecutor, private readonly access: BillingAccess, private readonly db: ReadModelDatabase) {}
 
   async execute({ principal, topup_id, body }: ReportTopupPayment): Promise<Created> {
-    this.access.requirePlatformAdmin(principal, true);
+    this.access.requirePlatformAdmin(principal);
     const topup = await readRecord(this.db.reader.manager, TOPUPS, topup_id);
     if (!topup) throw new TopupNotFound();
     await this.commands.execute(accountStream(recordAccount(topup).key), billingAccountDecider, { kind: 'ReportTopupPayment', topup_id, outcome: body.outcome as RailOutcome, rail_reference: body.rail_reference });

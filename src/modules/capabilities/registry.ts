@@ -10,6 +10,7 @@ import {
   AGENT_INTEGRATION_PROFILE, CAPABILITY_EXTENSION, type ApplicationDeclaration, type Exposure, type Maturity, type RouteCapability, type WorkflowRole,
 } from '../../platform/capabilities/capability';
 import { PLATFORM_ADMIN_EXTENSION } from '../../platform/auth/principal';
+import { TENANT_ROLES_EXTENSION } from '../../platform/auth/tenant-role';
 
 export const REGISTRY_SCHEMA_VERSION = 1;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -30,6 +31,7 @@ interface OpenApiOperation {
   responses?: Record<string, { $ref?: string; description?: string }>;
   [CAPABILITY_EXTENSION]?: RouteCapability;
   [PLATFORM_ADMIN_EXTENSION]?: boolean;
+  [TENANT_ROLES_EXTENSION]?: string[];
 }
 export interface OpenApiDocumentShape {
   paths: Record<string, Partial<Record<(typeof METHODS)[number], OpenApiOperation>>>;
@@ -202,6 +204,8 @@ export function buildCapabilityRegistry(doc: OpenApiDocumentShape, applications:
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       const notes: string[] = [];
       if (op[PLATFORM_ADMIN_EXTENSION] === true) notes.push('Platform admins only: anyone else is answered 403 FORBIDDEN before the request is validated.');
+      const tenantRoles = op[TENANT_ROLES_EXTENSION];
+      if (Array.isArray(tenantRoles)) notes.push(`Tenant roles only (${tenantRoles.join(', ')}; and platform admins): anyone else is answered 403 FORBIDDEN before the request is validated.`);
       if (meta.stepUp) notes.push(`Needs a step-up token of purpose ${meta.stepUp} (POST /api/v1/auth/step-up), issued to the caller's session.`);
       if (parameters.some((p) => p.name === 'Idempotency-Key')) notes.push('Send an Idempotency-Key to make retries safe.');
       if (parameters.some((p) => p.name === 'If-Match')) notes.push('Send the version you act on as If-Match; a stale one is 409 VERSION_CONFLICT.');

@@ -9,6 +9,7 @@
 import { Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
+import type { TenantAuthority } from '../../platform/auth/tenant-role';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { readRecord, type JsonRecordTable } from '../../platform/read-model/json-records';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
@@ -16,6 +17,11 @@ import { GetActiveWorkspace, GetTenantRole, GetWorkspaceMembership, type Workspa
 
 const MANAGING_ROLES = new Set(['OWNER', 'ADMIN']);
 const REVIEWING_ROLES = new Set(['OWNER', 'TENANT_ADMIN']);
+/**
+ * A tenant's compliance officers (its OWNER and TENANT_ADMINs): the compliance routes' @TenantRoleRequired, in any
+ * tenant (the guard refuses anyone holding neither anywhere before validation; the handler checks the transfer's).
+ */
+export const COMPLIANCE_ROLES: readonly TenantAuthority[] = ['OWNER', 'TENANT_ADMIN'];
 
 export type Need = 'read' | 'manage';
 

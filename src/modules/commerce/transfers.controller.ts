@@ -9,6 +9,7 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@n
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platform/auth/principal';
+import { TenantRoleRequired } from '../../platform/auth/tenant-role';
 import { ApiErrors, ApiPendingReadBack } from '../../platform/http/openapi';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import {
@@ -22,6 +23,7 @@ import {
   RegisterRecipientKeyRequest, RotateRecipientKeyRequest, TransferGovernanceReport, TransferListQuery, TransferParam, TransferRailReport, TransferScreeningReport,
 } from './dto/transfers.dto';
 import { GetRecipientKey, GetTransfer, ListComplianceQueue, ListRecipientKeys, ListTransfers } from './transfer-queries';
+import { COMPLIANCE_ROLES } from './commerce-access';
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The transfer\'s version you read (e.g. "3"): 409 VERSION_CONFLICT when it changed since.' };
 
@@ -56,6 +58,7 @@ export class TransfersController {
   }
 
   @Capability('compliance', { exposure: 'restricted' })
+  @TenantRoleRequired(COMPLIANCE_ROLES, { tenant: 'any' })
   @Get('compliance-queue')
   @ApiOperation({ summary: 'A tenant\'s transfers in one state, HELD by default (its compliance officers).' })
   @ApiErrors(404)
@@ -95,6 +98,7 @@ export class TransfersController {
   }
 
   @Capability('compliance', { exposure: 'restricted', stepUp: 'TRANSFER_COMPLIANCE_CANCELLATION' })
+  @TenantRoleRequired(COMPLIANCE_ROLES, { tenant: 'any' })
   @Post(':transfer_uuid/compliance-cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a transfer before submission for compliance (the tenant\'s compliance officers; step-up TRANSFER_COMPLIANCE_CANCELLATION).' })

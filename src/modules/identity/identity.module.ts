@@ -7,6 +7,7 @@ import { Global, Inject, Module, type OnApplicationBootstrap } from '@nestjs/com
 import { CommandBus } from '@nestjs/cqrs';
 import { Logger } from 'nestjs-pino';
 import { PRINCIPAL_RESOLVER, STEP_UP_VERIFIER } from '../../platform/auth/principal';
+import { TENANT_ROLE_RESOLVER } from '../../platform/auth/tenant-role';
 import { CommandExecutor } from '../../platform/command/command-executor';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../../platform/config/platform-config';
 import { accountDecider } from './domain/account';
@@ -37,6 +38,7 @@ import {
   GetWorkspaceMembershipHandler,
   ListTenantAuthoritiesHandler,
   GetTenantRoleHandler,
+  TenantRoleLookup,
   ListWorkspacesHandler,
   ListWorkspaceMembersHandler,
   GetTenantJoinPolicyHandler,
@@ -66,6 +68,8 @@ import './capabilities';
     deliveryPortProvider,
     { provide: PRINCIPAL_RESOLVER, useExisting: SessionPrincipalResolver },
     { provide: STEP_UP_VERIFIER, useExisting: StepUpService },
+    TenantRoleLookup,
+    { provide: TENANT_ROLE_RESOLVER, useExisting: TenantRoleLookup },
     RegisterAccountHandler,
     ActivateAccountHandler,
     StartSessionHandler,
@@ -104,7 +108,7 @@ import './capabilities';
     GetTenantJoinPolicyHandler,
     ListTenantInvitationsHandler,
   ],
-  exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER],
+  exports: [PRINCIPAL_RESOLVER, STEP_UP_VERIFIER, TENANT_ROLE_RESOLVER],
 })
 export class IdentityModule implements OnApplicationBootstrap {
   constructor(

@@ -7,11 +7,13 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../platform/auth/principal';
+import { TenantRoleRequired } from '../../platform/auth/tenant-role';
 import { CommandAnswers } from '../../platform/http/command-answers';
 import { ApiPendingReadBack } from '../../platform/http/openapi';
 import { ChangeNewsArticle, DraftNewsArticle, type ArticleChange } from './commands';
 import { AdminNewsListQuery, ArticleParam, DraftNewsArticleRequest, NewsTransitionRequest, ReviseNewsArticleRequest, ScheduleNewsArticleRequest } from './dto/news.dto';
 import { AdminNewsArticlePage, NewsArticle, NewsCommandReceipt } from './dto/responses.dto';
+import { DRAFTING, PUBLISHING } from './news-access';
 import { GetNewsArticle, ListNewsArticles } from './queries';
 
 @ApiTags('news')
@@ -27,6 +29,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(DRAFTING)
   @Get()
   @ApiOperation({ summary: 'Your tenant\'s articles, newest first (moderators and admins): AdminNewsListQuery → AdminNewsArticlePage.' })
   @ApiOkResponse({ type: AdminNewsArticlePage })
@@ -35,6 +38,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(DRAFTING)
   @Post()
   @ApiOperation({ summary: 'Draft an article (tenant moderators and admins).' })
   @ApiCreatedResponse({ type: NewsArticle })
@@ -44,6 +48,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(DRAFTING)
   @Get(':article_uuid')
   @ApiOperation({ summary: 'One article of your tenant, with its text and what readers see.' })
   @ApiOkResponse({ type: NewsArticle })
@@ -52,6 +57,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(DRAFTING)
   @Post(':article_uuid/revise')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revise an article (moderators and admins); a PUBLISHED one keeps the change as unpublished until published again.' })
@@ -62,6 +68,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(PUBLISHING)
   @Post(':article_uuid/schedule')
   @HttpCode(200)
   @ApiOperation({ summary: 'Schedule a DRAFT for publishing at publish_at (admins).' })
@@ -72,6 +79,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(PUBLISHING)
   @Post(':article_uuid/unschedule')
   @HttpCode(200)
   @ApiOperation({ summary: 'Back to DRAFT from SCHEDULED (admins).' })
@@ -82,6 +90,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(PUBLISHING)
   @Post(':article_uuid/publish')
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish now (admins): a DRAFT, a SCHEDULED article, or a PUBLISHED one\'s unpublished changes.' })
@@ -92,6 +101,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(PUBLISHING)
   @Post(':article_uuid/unpublish')
   @HttpCode(200)
   @ApiOperation({ summary: 'Back to DRAFT from PUBLISHED (admins).' })
@@ -102,6 +112,7 @@ export class NewsController {
   }
 
   @Capability('articles', { exposure: 'restricted' })
+  @TenantRoleRequired(PUBLISHING)
   @Post(':article_uuid/archive')
   @HttpCode(200)
   @ApiOperation({ summary: 'Archive a DRAFT or PUBLISHED article (admins); archived is final.' })

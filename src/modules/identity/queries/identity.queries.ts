@@ -1,12 +1,15 @@
 /** Identity's reads: from read models only (the guard's session lookup lives in identity.services.ts). */
+import { Injectable } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../../platform/auth/principal';
+import type { TenantRoleRequirement, TenantRoleResolver } from '../../../platform/auth/tenant-role';
 import { PlatformError } from '../../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../../platform/http/pagination';
 import { ReadModelDatabase } from '../../../platform/read-model/read-model.datasource';
 import type { AccountRow } from '../../../../projections/identity-accounts/identity-accounts.read-model';
 import type { AuthEventRow } from '../../../../projections/identity-auth-events/identity-auth-events.read-model';
 import type { TenantInvitationRow } from '../../../../projections/identity-tenancy/identity-tenancy.read-model';
+import { GLOBAL_TENANT_UUID } from '../domain/identity.constants';
 import { invitationStatus, type InvitationStatus, type TenantInvitationView } from '../domain/access';
 
 export class ListAuthenticationEvents {
@@ -202,11 +205,28 @@ export class GetTenantRoleHandler implements IQueryHandler<GetTenantRole, string
   constructor(private readonly db: ReadModelDatabase) {}
 
   async execute({ principal, tenant_uuid }: GetTenantRole): Promise<string | null> {
-    const rows: Array<{ role_code: string }> = await this.db.reader.query(
-      this.db.sql('SELECT role_code FROM identity_tenant_authorities WHERE tenant_uuid = ? AND profile_uuid = ?'),
-      [tenant_uuid, principal.profile_uuid],
-    );
-    return rows[0]?.role_code ?? null;
+    return (await tenantRoles(this.db, principal, tenant_uuid))[0] ?? null;
+  }
+}
+
+/** The caller's authorities in a tenant (at most one), or in every tenant when `tenant_uuid` is null. */
+async function tenantRoles(db: ReadModelDatabase, principal: Principal, tenant_uuid: string | null): Promise<string[]> {
+  const rows: Array<{ role_code: string }> = tenant_uuid === null
+    ? await db.reader.query(db.sql('SELECT role_code FROM identity_tenant_authorities WHERE profile_uuid = ?'), [principal.profile_uuid])
+    : await db.reader.query(db.sql('SELECT role_code FROM identity_tenant_authorities WHERE tenant_uuid = ? AND profile_uuid = ?'), [tenant_uuid, principal.profile_uuid]);
+  return rows.map((r) => r.role_code);
+}
+
+/** The auth guard's TENANT_ROLE_RESOLVER (@TenantRoleRequired routes): the caller's authorities, as GetTenantRole reads them. */
+@Injectable()
+export class TenantRoleLookup implements TenantRoleResolver {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  async meets(principal: Principal, { roles, tenant, globalTenantPeople }: TenantRoleRequirement): Promise<boolean> {
+    if (principal.workload) return false;
+    if (globalTenantPeople && principal.tenant_uuid === GLOBAL_TENANT_UUID) return true;
+    const held = await tenantRoles(this.db, principal, tenant === 'session' ? principal.tenant_uuid : null);
+    return held.some((role) => (roles as readonly string[]).includes(role));
   }
 }
 
