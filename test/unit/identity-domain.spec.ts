@@ -253,7 +253,7 @@ describe('tenants: who joins (join policy and invitations)', () => {
   const given = (events: AnyTenantEvent[]) => ({ when: (c: TenantCmd) => () => tenantDecider.decide(c, fold(tenantDecider, events), ctx) });
   const setPolicy = (join_policy: 'OPEN' | 'INVITATION', actor = by('owner'), is_global = false): TenantCmd => ({ kind: 'SetJoinPolicy', tenant_uuid: 't1', join_policy, is_global, ...actor });
   const invite = (actor = by('owner'), is_global = false): TenantCmd => ({
-    kind: 'InviteToTenant', tenant_uuid: 't1', invitation_uuid: 'i2', email: 'bob@example.com', token_hash: 'hash-i2', expires_at: '2026-11-29T10:00:00.000Z', is_global, ...actor,
+    kind: 'InviteToTenant', tenant_uuid: 't1', invitation_uuid: 'i2', email: 'bob@example.com', token_hash: 'hash-i2', is_global, ...actor,
   });
   const revoke = (actor = by('owner'), invitation_uuid = 'i1'): TenantCmd => ({ kind: 'RevokeTenantInvitation', tenant_uuid: 't1', invitation_uuid, ...actor });
   const accept = (email = 'ada@example.com', profile_uuid = 'p1'): TenantCmd => ({ kind: 'AcceptTenantInvitation', tenant_uuid: 't1', invitation_uuid: 'i1', email, profile_uuid });

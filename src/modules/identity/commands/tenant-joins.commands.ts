@@ -12,7 +12,7 @@ import { nextId } from '../../../platform/context/request-context';
 import { SubjectKeyStore } from '../../../platform/privacy/subject-keys';
 import { invitationView, tenantDecider, type JoinPolicy, type TenantActor, type TenantInvitationView } from '../domain/access';
 import { ERASED_TEXT } from '../../../platform/privacy/sealing';
-import { GLOBAL_TENANT_UUID, INVITATION_TTL_MS, tenantStream } from '../domain/identity.constants';
+import { GLOBAL_TENANT_UUID, tenantStream } from '../domain/identity.constants';
 import { invitationSubject } from '../domain/privacy';
 import { DELIVERY_PORT, type DeliveryPort } from '../delivery';
 import { hashToken, newToken } from '../security/tokens';
@@ -66,14 +66,12 @@ export class InviteToTenantHandler implements ICommandHandler<InviteToTenant, Te
     const invitation_uuid = nextId();
     const token = newToken('hcti_');
     const now = this.commands.now();
-    const expires_at = new Date(now.getTime() + INVITATION_TTL_MS).toISOString();
     const outcome = await this.commands.execute(tenantStream(c.tenant_uuid), tenantDecider, {
       kind: 'InviteToTenant',
       tenant_uuid: c.tenant_uuid,
       invitation_uuid,
       email,
       token_hash: hashToken(token),
-      expires_at,
       is_global: c.tenant_uuid === GLOBAL_TENANT_UUID,
       ...actor(c.principal, c.tenant_uuid),
     });

@@ -5,6 +5,7 @@
 import type { Decider } from '../../../platform/command/decider';
 import { PlatformError, RuleViolation, StateConflict } from '../../../platform/errors';
 import type { Device } from './account';
+import { INVITATION_TTL_MS } from './identity.constants';
 
 // --- email claim: identity-email-<sha256(email)> says which profile holds an address -------------------------
 export type EmailClaimEvent =
@@ -189,7 +190,7 @@ export type TenantCommand =
       reason: string;
     }
   | ({ kind: 'SetJoinPolicy'; tenant_uuid: string; join_policy: JoinPolicy; is_global: boolean } & TenantActor)
-  | ({ kind: 'InviteToTenant'; tenant_uuid: string; invitation_uuid: string; email: string; token_hash: string; expires_at: string; is_global: boolean } & TenantActor)
+  | ({ kind: 'InviteToTenant'; tenant_uuid: string; invitation_uuid: string; email: string; token_hash: string; is_global: boolean } & TenantActor)
   | ({ kind: 'RevokeTenantInvitation'; tenant_uuid: string; invitation_uuid: string } & TenantActor)
   | { kind: 'AcceptTenantInvitation'; tenant_uuid: string; invitation_uuid: string; email: string; profile_uuid: string };
 
@@ -369,7 +370,8 @@ export const tenantDecider: Decider<TenantCommand, TenantState, AnyTenantEvent> 
               token_hash: c.token_hash,
               invited_by_profile_uuid: c.actor_profile_uuid,
               issued_at: now.toISOString(),
-              expires_at: c.expires_at,
+              // From the same instant as issued_at: an invitation lasts exactly INVITATION_TTL_MS.
+              expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
             },
           },
         ];
