@@ -326,7 +326,12 @@ describe.each(COMMIT_MODES)('MTF engine lifecycle (%s)', (_mode, writerThread) =
       await c.settled(b, placed[14].order_uuid, 'OPEN');
       const host = first.app.get(MatchingEngineHost);
       image = host.engine(market)!.snapshot();
-      const snaps = await first.app.get<EventStore>(EVENT_STORE).readStream(engineSnapshotStream(market));
+      // Snapshots are written off the request thread: the one the tenth order made is awaited, not assumed done.
+      let snaps = await first.app.get<EventStore>(EVENT_STORE).readStream(engineSnapshotStream(market));
+      for (const deadline = Date.now() + 10_000; snaps.length === 0 && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 50));
+        snaps = await first.app.get<EventStore>(EVENT_STORE).readStream(engineSnapshotStream(market));
+      }
       expect(snaps.length).toBeGreaterThanOrEqual(1);
     } finally {
       await first.close();
