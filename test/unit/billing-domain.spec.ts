@@ -3,7 +3,7 @@ import { accountIdOf, billingAccountDecider, creditsRequired, periodOf, topupLot
 import { accountView, foldStored, loadState, spendable, storeState } from '../../src/modules/billing/domain/account-view';
 import { availableAt, consumptionOrder, draw, poolView, type CreditLot } from '../../src/modules/billing/domain/credits';
 import { RATE_CARD_V1, rateOf, usageFor } from '../../src/modules/billing/domain/rate-card';
-import { billingAccountKey, billingPayer, GLOBAL_TENANT_UUID } from '../../src/modules/billing/domain/account-key';
+import { billingAccountKey, billingPayer, GLOBAL_TENANT_UUID, ratedOnSharedGlobalAccount } from '../../src/modules/billing/domain/account-key';
 import { catalogDecider, type BillingProduct } from '../../src/modules/billing/domain/catalog';
 import { BILLING_EVENT_CLASSES, CATALOG_EVENT_CLASSES } from '../../src/modules/billing/domain/privacy';
 import { parseDecimal } from '../../src/platform/decimal/fixed18';
@@ -238,13 +238,29 @@ describe('rate card', () => {
 
 describe('the rater\'s reading of an event', () => {
   it('a billable event of a tenant becomes its RateUsage at the event\'s instant and position; free or tenantless events none', () => {
-    const e = { event_id: 'f'.repeat(32), type: 'AiWalletIntentReserved', position: 42n, occurred_at: '2026-11-30T12:00:00.000Z', metadata: { tenant_uuid: TENANT } };
+    const REAL = '7'.repeat(32);
+    const e = { event_id: 'f'.repeat(32), type: 'AiWalletIntentReserved', position: 42n, occurred_at: '2026-11-30T12:00:00.000Z', metadata: { tenant_uuid: REAL } };
     expect(usageFor(e, RATE_CARD_V1, ALLOWANCE)).toEqual({
-      payer: { tenant_uuid: TENANT, profile_uuid: null },
+      payer: { tenant_uuid: REAL, profile_uuid: null },
       command: { kind: 'RateUsage', source_event_id: 'f'.repeat(32), source_position: 42n, source_type: 'AiWalletIntentReserved', occurred_at: '2026-11-30T12:00:00.000Z', credits: '1', rate_card_version: 1, free_allowance: ALLOWANCE },
     });
     expect(usageFor({ ...e, type: 'SessionStarted' }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
     expect(usageFor({ ...e, metadata: { tenant_uuid: null } }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
+    // The global tenant: a person's usage is theirs; the platform's own (no person behind it) has nobody to bill.
+    const ann = 'a'.repeat(32);
+    expect(usageFor({ ...e, metadata: { tenant_uuid: TENANT, actor: { type: 'profile', reference: ann } } }, RATE_CARD_V1, ALLOWANCE)?.payer).toEqual({ tenant_uuid: TENANT, profile_uuid: ann });
+    expect(usageFor({ ...e, metadata: { tenant_uuid: TENANT, actor: { type: 'system', reference: 'platform' } } }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
+    expect(usageFor({ ...e, metadata: { tenant_uuid: TENANT } }, RATE_CARD_V1, ALLOWANCE)).toBeNull();
+  });
+});
+
+describe('given usage of the global tenant rated on its former shared account up to a position', () => {
+  const ann = { tenant_uuid: TENANT, profile_uuid: 'a'.repeat(32) };
+  it('when the log is read again, then usage at or below that position is in already; past it, and any tenant\'s, is not', () => {
+    expect(ratedOnSharedGlobalAccount(ann, 10n, 10n)).toBe(true);
+    expect(ratedOnSharedGlobalAccount(ann, 11n, 10n)).toBe(false);
+    expect(ratedOnSharedGlobalAccount(ann, 0n, -1n)).toBe(false);
+    expect(ratedOnSharedGlobalAccount({ tenant_uuid: '7'.repeat(32), profile_uuid: null }, 5n, 10n)).toBe(false);
   });
 });
 

@@ -18,7 +18,7 @@ import type { EventStore, EventSubscription, RecordedEvent } from '../../platfor
 import { LeasedWorker, type LeasedWorkerOptions } from '../../platform/jobs/leased-worker';
 import { portableSql, type ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { accountStream, billingAccountDecider, periodOf, type RateUsage } from './domain/account';
-import { billingAccountKey, type BillingPayer } from './domain/account-key';
+import { billingAccountKey, GLOBAL_TENANT_UUID, ratedOnSharedGlobalAccount, type BillingPayer } from './domain/account-key';
 import { RATE_CARD_V1, usageFor, type RateCard } from './domain/rate-card';
 
 export const RATER_LEASE = 'billing:rater';
@@ -98,9 +98,12 @@ export class BillingRater extends LeasedWorker {
   /** Rates one batch of the log (in order) and checkpoints after it. */
   async rate(batch: RecordedEvent[]): Promise<void> {
     const byAccount = new Map<string, { payer: BillingPayer; usages: RateUsage[] }>();
+    const sharedUntil = await this.sharedGlobalRatedUntil(batch);
     for (const e of batch) {
       const usage = usageFor(e, this.card, this.raterOptions.freeAllowance);
       if (!usage) continue;
+      // Rated on the global tenant's former shared account before people were billed on their own: in already.
+      if (ratedOnSharedGlobalAccount(usage.payer, usage.command.source_position, sharedUntil)) continue;
       const key = billingAccountKey(usage.payer);
       const account = byAccount.get(key) ?? { payer: usage.payer, usages: [] };
       account.usages.push(usage.command);
@@ -116,6 +119,19 @@ export class BillingRater extends LeasedWorker {
       await this.advance(tx, last);
     });
     this.advanced(last);
+  }
+
+  /**
+   * How far the global tenant's former shared account rated (docs/billing.md, "Which account pays"): the global
+   * tenant's usage up to there was rated on it under the earlier rule and must not be rated again on the people's own
+   * accounts when the log is read again (a lease moved before a checkpoint, a lost read-model database). Nothing is
+   * rated on it any more, so the position only moves while a node of the earlier release still rates. Read only for
+   * batches with usage of the global tenant's people.
+   */
+  private async sharedGlobalRatedUntil(batch: RecordedEvent[]): Promise<bigint> {
+    const global = batch.some((e) => e.metadata.tenant_uuid === GLOBAL_TENANT_UUID && usageFor(e, this.card, this.raterOptions.freeAllowance) !== null);
+    if (!global) return -1n;
+    return (await this.commands.load(accountStream(GLOBAL_TENANT_UUID), billingAccountDecider)).state.rated_position;
   }
 
   private rateAccount(key: string, payer: BillingPayer, usages: RateUsage[]): Promise<void> {

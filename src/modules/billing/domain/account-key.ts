@@ -10,8 +10,10 @@
  *   (`profile`): the agent's usage is that person's, on their account and allowance, shared with their other agents.
  * - An agent's event without `on_behalf_of` (appended before the envelope carried it) stays where it was rated: on the
  *   agent's own account (its client id), so a replay of the log bills every event where it was billed the first time.
- * - A billable event of the global tenant with no person or agent behind it (the platform itself) stays on the global
- *   tenant's own account: the account all of the global tenant shared before, which no command bills any more.
+ * - A billable event of the global tenant with no person or agent behind it (the platform itself) is not rated: there
+ *   is nobody to bill. The global tenant's own account, which all of the global tenant shared before, rates nothing
+ *   more; how far it rated marks the usage rated under the earlier rule, never rated again on a person's account
+ *   (ratedOnSharedGlobalAccount).
  *
  * The account's key names its stream (`billing-account-<key>`) and its read-model rows: the tenant's id for a tenant's
  * account (unchanged, so a tenant's existing account keeps its stream), and for a person's account a 32-hex digest of
@@ -53,4 +55,13 @@ export function billingPayer(tenant_uuid: string, actor: BillingActor | null | u
 export function billingAccountKey(payer: BillingPayer): string {
   if (payer.profile_uuid === null) return payer.tenant_uuid;
   return sha256Hex(canonicalJson(['billing-account-key', payer.tenant_uuid, payer.profile_uuid])).slice(0, 32);
+}
+
+/**
+ * Whether a usage of the global tenant at `source_position` was rated on its former shared account (rated up to
+ * `sharedUntil`) under the earlier rule, so that reading the log again never rates it a second time on a person's own
+ * account. A tenant's usage is never in question: its account's key did not change.
+ */
+export function ratedOnSharedGlobalAccount(payer: BillingPayer, source_position: bigint, sharedUntil: bigint): boolean {
+  return payer.tenant_uuid === GLOBAL_TENANT_UUID && source_position <= sharedUntil;
 }

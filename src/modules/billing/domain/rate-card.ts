@@ -9,7 +9,7 @@
  */
 import { parseDecimal } from '../../../platform/decimal/fixed18';
 import type { BillingCommand } from './account';
-import { billingPayer, type BillingActor, type BillingPayer } from './account-key';
+import { billingPayer, GLOBAL_TENANT_UUID, type BillingActor, type BillingPayer } from './account-key';
 
 export interface RateCard {
   version: number;
@@ -50,8 +50,12 @@ export function usageFor(e: BillableEvent, card: RateCard, free_allowance: strin
   const credits = rateOf(card, e.type);
   const tenant_uuid = e.metadata.tenant_uuid;
   if (credits === null || typeof tenant_uuid !== 'string' || !/^[0-9a-f]{32}$/.test(tenant_uuid)) return null;
+  const payer = billingPayer(tenant_uuid, e.metadata.actor, e.metadata.on_behalf_of);
+  // The global tenant's usage with no person behind it has nobody to bill: its former shared account rates nothing
+  // more, so how far it rated stays the line between the earlier rule and this one (rater.ts, sharedGlobalRatedUntil).
+  if (payer.tenant_uuid === GLOBAL_TENANT_UUID && payer.profile_uuid === null) return null;
   return {
-    payer: billingPayer(tenant_uuid, e.metadata.actor, e.metadata.on_behalf_of),
+    payer,
     command: { kind: 'RateUsage', source_event_id: e.event_id, source_position: e.position, source_type: e.type, occurred_at: e.occurred_at, credits, rate_card_version: card.version, free_allowance },
   };
 }
