@@ -14,7 +14,9 @@ let owner: Headers;
 let workspace: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ READ_YOUR_WRITES_TIMEOUT_MS: '300' });
+  // SESSION_CACHE_MS 1: every request asks whether its session row is fresh (a wait of 0), as any request does once the
+  // 1-s cache has lapsed on a slow machine; the stubs below must leave that check alone.
+  t = await startTestApp({ READ_YOUR_WRITES_TIMEOUT_MS: '300', SESSION_CACHE_MS: '1' });
   owner = await registerTrader(t);
   const ws = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: owner, payload: { name: 'Lagging' } });
   expect(ws.statusCode).toBe(201);
@@ -54,7 +56,9 @@ it('an agentic memory collection created while the read models lag answers 202 i
 it('a read-your-writes wait that fails (the read-model database gone, as while the app closes) answers pending, never brings the process down', async () => {
   const runner = t.app.get(ProjectionRunner);
   const waitFor = runner.waitFor.bind(runner);
-  runner.waitFor = () => Promise.reject(new Error('read-model database closed'));
+  // Only the command's read-back fails: a check that does not wait (timeout 0: the session row's freshness, asked
+  // whenever its 1-s cache has lapsed, as on a slow machine) is the runner's own.
+  runner.waitFor = (position, names, timeoutMs) => (timeoutMs === 0 ? waitFor(position, names, timeoutMs) : Promise.reject(new Error('read-model database closed')));
   try {
     const r = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { ...owner, 'idempotency-key': 'wait-fails-1' }, payload: { name: 'Closing' } });
     // The workspace was created: its answer is the pending one, with the position to read it back at.
@@ -71,7 +75,7 @@ it('an answer given without its read-back stays a 202 even when the read models 
   const waitFor = runner.waitFor.bind(runner);
   let calls = 0;
   // The read-back's wait gives up; the wait before sending (settle) would succeed: the body is the pending one.
-  runner.waitFor = async () => ++calls > 1;
+  runner.waitFor = async (position, names, timeoutMs) => (timeoutMs === 0 ? waitFor(position, names, timeoutMs) : ++calls > 1);
   try {
     const r = await t.app.inject({
       method: 'POST', url: '/api/v1/ai-wallets/bindings', headers: owner,
