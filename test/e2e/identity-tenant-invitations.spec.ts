@@ -232,6 +232,10 @@ function invitationSuite(database: 'SQLite' | 'PostgreSQL'): void {
       expect((await call('POST', `/api/v1/tenants/${tenant}/invitations/${byAdmin.json.invitation_uuid}/revoke`, alice.headers, {})).status).toBe(200);
       expect((await setPolicy(alice.headers, 'OPEN')).status).toBe(403);
 
+      // An invitation takes only the address: an unknown field is refused, naming it (nothing is sent).
+      const extra = await call('POST', `/api/v1/tenants/${tenant}/invitations`, founder, { email: email('extra'), role: 'TENANT_ADMIN' });
+      expect([extra.status, extra.json.error.code, extra.json.error.details]).toEqual([400, 'VALIDATION_FAILED', [{ field: 'role', issue: expect.stringContaining('unknown field') }]]);
+
       // The global tenant is open to all: no policy, no invitations.
       const admin = await adminHeaders(t);
       expect((await setPolicy(admin, 'INVITATION', '0'.repeat(32))).status).toBe(422);

@@ -198,6 +198,7 @@ export class TenantJoinPolicyRequest {
   join_policy!: JoinPolicy;
 }
 
+@NoExtraFields()
 export class TenantInvitationRequest {
   /** At most 200 characters, like a registration's: the invitation is delivered to it. */
   @ApiProperty({ maxLength: 200, description: 'The address to invite; the one-use invitation token is mailed to it.' })
