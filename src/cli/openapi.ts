@@ -7,13 +7,13 @@
 import 'reflect-metadata';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createApp } from '../app.factory';
 import { loadPlatformConfig } from '../platform/config/platform-config';
+import { REPO_ROOT } from './generated-doc';
 
 // src/cli under ts (tests) or dist/src/cli once built: the repository root is two or three levels up.
-const ROOT = resolve(__dirname, __dirname.split(/[\\/]/).includes('dist') ? '../../..' : '../..');
-export const OPENAPI_FILE = join(ROOT, 'docs/openapi.json');
+export const OPENAPI_FILE = join(REPO_ROOT, 'docs/openapi.json');
 
 /** The document as served at /api/v1/openapi.json by the production modules, as formatted text. */
 export async function generateOpenApiText(): Promise<string> {
