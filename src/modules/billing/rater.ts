@@ -97,11 +97,10 @@ export class BillingRater extends LeasedWorker {
 
   /** Rates one batch of the log (in order) and checkpoints after it. */
   async rate(batch: RecordedEvent[]): Promise<void> {
+    const billable = batch.map((e) => usageFor(e, this.card, this.raterOptions.freeAllowance)).filter((u) => u !== null);
+    const sharedUntil = await this.sharedGlobalRatedUntil(billable);
     const byAccount = new Map<string, { payer: BillingPayer; usages: RateUsage[] }>();
-    const sharedUntil = await this.sharedGlobalRatedUntil(batch);
-    for (const e of batch) {
-      const usage = usageFor(e, this.card, this.raterOptions.freeAllowance);
-      if (!usage) continue;
+    for (const usage of billable) {
       // Rated on the global tenant's former shared account before people were billed on their own: in already.
       if (ratedOnSharedGlobalAccount(usage.payer, usage.command.source_position, sharedUntil)) continue;
       const key = billingAccountKey(usage.payer);
@@ -128,9 +127,8 @@ export class BillingRater extends LeasedWorker {
    * rated on it any more, so the position only moves while a node of the earlier release still rates. Read only for
    * batches with usage of the global tenant's people.
    */
-  private async sharedGlobalRatedUntil(batch: RecordedEvent[]): Promise<bigint> {
-    const global = batch.some((e) => e.metadata.tenant_uuid === GLOBAL_TENANT_UUID && usageFor(e, this.card, this.raterOptions.freeAllowance) !== null);
-    if (!global) return -1n;
+  private async sharedGlobalRatedUntil(billable: Array<{ payer: BillingPayer }>): Promise<bigint> {
+    if (!billable.some((u) => u.payer.tenant_uuid === GLOBAL_TENANT_UUID)) return -1n;
     return (await this.commands.load(accountStream(GLOBAL_TENANT_UUID), billingAccountDecider)).state.rated_position;
   }
 
