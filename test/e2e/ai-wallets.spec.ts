@@ -6,9 +6,8 @@
  */
 import { IntentExpirySweep } from '../../src/modules/ai-wallets/commands';
 import { canonicalJson, sha256Hex } from '../../src/platform/commitments/commitment';
-import { CheckpointStore } from '../../src/platform/projections/checkpoint.store';
-import { identityOf } from '../../src/platform/projections/node-identity';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
+import { leaseHeldElsewhere } from '../support/leases';
 import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from '../support/app';
 import { DEST, intentBody, policy, rationale, walletApi, workspaceOwner } from '../support/ai-wallets';
 import { registerTrader, until, type Headers } from '../support/traders';
@@ -325,8 +324,7 @@ describe('approvals, expiry and execution mode', () => {
     const { binding, agent } = await newBinding();
     const i = await call('POST', `/api/v1/ai-wallets/bindings/${binding.binding_uuid}/intents`, { ...agent, 'idempotency-key': 'lease1' }, intentBody('0.1'));
     now = new Date(Date.parse(i.json.expires_at) + 1000);
-    const other = new CheckpointStore(t.app.get(ReadModelDatabase), identityOf('node-b', 1n));
-    await other.acquire('ai-wallet-intent-expiry');
+    const other = await leaseHeldElsewhere(t.app.get(ReadModelDatabase), 'ai-wallet-intent-expiry');
     const sweep = t.app.get(IntentExpirySweep);
     expect(await sweep.tick()).toBeNull();
     expect((await call('GET', `/api/v1/ai-wallets/intents/${i.json.intent_uuid}`, owner)).json.state).not.toBe('EXPIRED');

@@ -17,9 +17,8 @@ import { AccountClosureSweep } from '../../src/modules/identity/closure-sweep';
 import { accountDecider } from '../../src/modules/identity/domain/account';
 import { accountStream, GLOBAL_TENANT_UUID } from '../../src/modules/identity/domain/identity.constants';
 import { closureView } from '../../src/modules/identity/commands/account-lifecycle.commands';
-import { CheckpointStore } from '../../src/platform/projections/checkpoint.store';
-import { identityOf } from '../../src/platform/projections/node-identity';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
+import { leaseHeldElsewhere } from '../support/leases';
 import { startTestApp, type TestApp } from '../support/app';
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -1070,8 +1069,7 @@ describe('identity: closure completion by the job (grace 0)', () => {
     const status = async (): Promise<string> => (await t.app.get(CommandExecutor).load(accountStream(a.profile_uuid), accountDecider)).state.status;
     const sweep = t.app.get(AccountClosureSweep);
     // Another node holds the lease: this node's run does nothing, and the closure stays due.
-    const other = new CheckpointStore(t.app.get(ReadModelDatabase), identityOf('node-b', 1n));
-    await other.acquire('identity-closure-sweep');
+    const other = await leaseHeldElsewhere(t.app.get(ReadModelDatabase), 'identity-closure-sweep');
     await new Promise((resolve) => setTimeout(resolve, 5)); // past scheduled_for (grace 0) on any clock resolution
     expect(await sweep.tick()).toBeNull();
     expect(await status()).not.toBe('CLOSED');

@@ -7,6 +7,7 @@
  */
 import { Client } from 'pg';
 import { NodeMembership } from '../../src/platform/jobs/node-membership';
+import { LeasedSweep } from '../../src/platform/jobs/periodic-job';
 import { CheckpointStore, leaseDuration, LeaseLost, setLeaseDuration } from '../../src/platform/projections/checkpoint.store';
 import { LeaseLoop } from '../../src/platform/projections/lease-loop';
 import { identityOf } from '../../src/platform/projections/node-identity';
@@ -112,6 +113,28 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('node membership on %s', (ki
     nodes.splice(nodes.indexOf(b), 1);
     const left = Date.now();
     await until(() => running(a), (n) => n === 10, 5000, 'every job on the node left');
+    expect(Date.now() - left).toBeLessThan(LEASE_MS);
+  });
+
+  it('given leased sweeps on both nodes and no tick due, then each is held (and swept) by one node at once; when that node leaves, the other holds it within a few heartbeats', async () => {
+    const SWEEPS = ['sweep-a', 'sweep-b', 'sweep-c', 'sweep-d'];
+    const a = await startNode('node-a');
+    const b = await startNode('node-b');
+    const swept: string[] = [];
+    // No PeriodicJob: nothing ticks them but the node's assignment waking its share.
+    const sweepsOf = (node: TestNode) => SWEEPS.map((name) => new LeasedSweep(node.store, name, async () => (swept.push(`${node.name} ${name}`), 0)));
+    sweepsOf(a);
+    const ofB = sweepsOf(b);
+    const o = await until(owners, (m) => SWEEPS.every((s) => m.get(s)), 5000, 'every sweep held');
+    expect(SWEEPS.filter((s) => o.get(s)?.startsWith('node-a#')).length + SWEEPS.filter((s) => o.get(s)?.startsWith('node-b#')).length).toBe(4);
+    expect(swept.map((x) => x.split(' ')[1]).sort()).toEqual(SWEEPS);
+    // node-b leaves (its lease loops and sweeps let go): node-a holds every sweep within a few heartbeats.
+    await Promise.all(b.loops.map((l) => l.stop()));
+    await Promise.all(ofB.map((sweep) => sweep.release()));
+    await b.membership.stop();
+    nodes.splice(nodes.indexOf(b), 1);
+    const left = Date.now();
+    await until(owners, (m) => SWEEPS.every((s) => m.get(s)?.startsWith('node-a#')), 5000, 'every sweep on the node left');
     expect(Date.now() - left).toBeLessThan(LEASE_MS);
   });
 

@@ -35,19 +35,47 @@ export class PeriodicJob {
 /**
  * A sweep one node runs at a time: each tick takes (or renews) the lease `name` in projection_checkpoints and runs
  * only when this node holds it; another live holder makes the tick a no-op. The lease lapses on its own when the
- * holder stops (LEASE_MS), or is released by `release`.
+ * holder stops (LEASE_MS), or is released by `release`. With a membership the sweep is one of the node's jobs like the
+ * others: woken (a tick at once) when it becomes this node's share, a crashed holder's included, so it is held again
+ * within a heartbeat rather than at its next tick; its lease let go between ticks when it becomes another node's.
  */
 export class LeasedSweep {
+  private inFlight: Promise<number | null> | null = null;
+  private readonly detach: () => void;
+
   constructor(
     private readonly leases: CheckpointStore,
     readonly name: string,
     private readonly run: () => Promise<number>,
   ) {
-    leases.declare(name);
+    const self = this;
+    this.detach = leases.declare(name, {
+      get running() {
+        return self.inFlight !== null || leases.holds(name);
+      },
+      // A failed tick is run again, and reported, by the next periodic one.
+      wake: () => {
+        if (this.inFlight === null) void this.tick().catch(() => undefined);
+      },
+      handOff: () => {
+        if (this.inFlight === null) void leases.release(name).catch(() => undefined);
+      },
+      lose: () => undefined,
+    });
   }
 
-  /** Runs the sweep if this node holds (or takes) the lease; null when another node does. */
-  async tick(): Promise<number | null> {
+  /** Runs the sweep if this node holds (or takes) the lease; null when another node does. After any tick in flight. */
+  tick(): Promise<number | null> {
+    const next = (this.inFlight ?? Promise.resolve(null)).catch(() => null).then(() => this.runUnderLease());
+    this.inFlight = next;
+    const clear = (): void => {
+      if (this.inFlight === next) this.inFlight = null;
+    };
+    next.then(clear, clear);
+    return next;
+  }
+
+  private async runUnderLease(): Promise<number | null> {
     try {
       await this.leases.acquire(this.name);
     } catch (error) {
@@ -57,7 +85,9 @@ export class LeasedSweep {
     return this.run();
   }
 
+  /** Lets the lease go and no longer takes part in the node's assignment (shutdown). */
   release(): Promise<void> {
+    this.detach();
     return this.leases.release(this.name);
   }
 }

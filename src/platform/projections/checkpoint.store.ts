@@ -7,7 +7,7 @@ import type { EntityManager, QueryResult } from 'typeorm';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { StateConflict } from '../errors';
 import { channelName } from '../postgres-schema';
-import { isEarlierIncarnation, transientIdentity, type JobAssignment, type LeaseOwnerIdentity } from './node-identity';
+import { isEarlierIncarnation, transientIdentity, type JobAssignment, type JobControl, type LeaseOwnerIdentity } from './node-identity';
 
 export const DEFAULT_LEASE_MS = 10_000;
 let leaseMs = DEFAULT_LEASE_MS;
@@ -87,9 +87,17 @@ export class CheckpointStore {
     return this.identity.jobs ?? null;
   }
 
-  /** A job this node can run, declared before its first lease (sweeps, which take their lease on each tick). */
-  declare(name: string): void {
-    this.identity.jobs?.attach(name);
+  /**
+   * A job this node can run, declared before its first lease (sweeps, which take their lease on each tick), with the
+   * control the node's assignment starts and stops it by. Returns the detach.
+   */
+  declare(name: string, control?: JobControl): () => void {
+    return this.identity.jobs?.attach(name, control) ?? (() => undefined);
+  }
+
+  /** Whether this node holds the job's lease, as its last heartbeat renewed it (false without a membership). */
+  holds(name: string): boolean {
+    return this.identity.jobs?.holds(name) ?? false;
   }
 
   /** The lease clock: the database's where the node has a membership (leases outlive hosts' clock differences). */
