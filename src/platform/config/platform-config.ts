@@ -1,10 +1,13 @@
 /** The validated environment (every variable in README.md, "Configuration"): an invalid value stops the start, named. */
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import type { PlatformConfig } from './platform-config.type';
 import { addressList, emptyToUndefined, IsAddressList, KAFKA_BROKER_LIST, toBool, toInt, toIntSigned } from './env-transforms';
 
 export { addressList } from './env-transforms';
+export type { PlatformConfig } from './platform-config.type';
 
 export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test']) @IsOptional()
@@ -22,6 +25,13 @@ export class EnvironmentVariables {
   /** The SQLite event store commits on a writer thread, off the event loop (docs/operations.md: when it pays). */
   @Transform(toBool) @IsBoolean()
   SQLITE_WRITER_THREAD = false;
+
+  /**
+   * Worker threads for the background jobs beside the request thread (issue 48): `auto` sizes from the machine, `0` runs
+   * everything on one thread. The embedded stores only, for now (docs/operations.md).
+   */
+  @Matches(/^(auto|\d{1,2})$/, { message: 'WORKER_THREADS must be auto or a number of threads from 0 to 64 (0: everything on one thread)' })
+  WORKER_THREADS = '0';
 
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^esdb(\+discover)?:\/\//, { message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// or esdb+discover:// connection string (KurrentDB accepts these too)' })
   EVENTSTORE_CONNECTION_STRING?: string;
@@ -302,91 +312,6 @@ export class EnvironmentVariables {
   AUDIT_CHECKPOINT_INTERVAL_MS = 60_000;
 }
 
-export interface PlatformConfig {
-  nodeEnv: EnvironmentVariables['NODE_ENV'];
-  port: number;
-  host: string;
-  dataDir: string;
-  sqliteWriterThread: boolean;
-  eventStoreConnectionString?: string;
-  /** The PostgreSQL event store (EVENT_STORE_URL) and its schema. */
-  eventStoreUrl?: string;
-  eventStoreSchema: string;
-  /** SUBJECT_KEYS_URL (else EVENT_STORE_URL) and its schema; unset: DATA_DIR/subject-keys.sqlite. */
-  subjectKeysUrl?: string;
-  subjectKeysSchema: string;
-  databaseUrl?: string;
-  databaseSchema?: string;
-  kafkaBrokers?: string[];
-  kafkaClientId: string;
-  kafkaTopicPrefix: string;
-  kafkaTopicPartitions: number;
-  kafkaReplicationFactor: number;
-  kafkaEventsRetentionMs: number;
-  kafkaPublisher: boolean;
-  kafkaBatchSize: number;
-  kafkaOutboxPollMs: number;
-  smtpUrl?: string;
-  adminEmail?: string;
-  adminPassword?: string;
-  logLevel: string;
-  readYourWritesTimeoutMs: number;
-  serverTiming: boolean;
-  minPositionTimeoutMs: number;
-  bodyLimitBytes: number;
-  /** Slow-client limits and the connection cap (HTTP_* variables). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; socketIdleTimeoutMs: number; maxConnections: number };
-  idempotencyTtlSeconds: number;
-  projectionsAutostart: boolean;
-  leaseMs: number;
-  /** NODE_ID; undefined: DATA_DIR/node.id. */
-  nodeId?: string;
-  projectionBatchSize: number;
-  sessionTtlSeconds: number;
-  sessionCacheMs: number;
-  accountClosureGraceSeconds: number;
-  closureSweepIntervalMs: number;
-  tenantCreation: 'self-service' | 'admin-only';
-  tenantCreationLimit: number;
-  /** TRUSTED_PROXIES, parsed: addresses and CIDR ranges. */
-  trustedProxies: string[];
-  /** CORS_ALLOWED_ORIGINS, parsed; empty: CORS off. */
-  corsAllowedOrigins: string[];
-  loginSourceFailureLimit: number;
-  mailAddressLimitPerHour: number;
-  mailSourceLimitPerHour: number;
-  passwordHashCost: number;
-  identitySecretKey?: string;
-  platformSecretKey?: string;
-  platformTrustedSecretKeys: string[];
-  /** Wraps the data subjects' keys (docs/privacy.md); unset: DATA_DIR/privacy-master.key. */
-  privacyMasterKey?: string;
-  seedMarkets: boolean;
-  matchingEngines: boolean;
-  engineSnapshotEvery: number;
-  mtfEnvironmentTag: string;
-  aiWalletApprovalTtlSeconds: number;
-  aiWalletIntentTtlSeconds: number;
-  aiWalletExpirySweepMs: number;
-  commerceExpirySweepMs: number;
-  transferTravelRuleThresholds: string;
-  billingEnforcement: boolean;
-  billingFreeAllowanceCredits: string;
-  billingRaterCoalesceMs: number;
-  billingCurrency: string;
-  billingPeriodCloseSweepMs: number;
-  newsPublishSweepMs: number;
-  priceFeedStalenessSweepMs: number;
-  arenaClockSweepMs: number;
-  memorySigningKey?: string;
-  memoryTrustedKeys: string[];
-  auditSigningKey?: string;
-  auditCheckpoints: boolean;
-  auditCheckpointEveryEvents: number;
-  auditCheckpointIntervalMs: number;
-  /** Earlier audit signing keys' public keys (AUDIT_TRUSTED_KEYS). */
-  auditTrustedKeys: string[];
-}
 
 export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 
@@ -404,6 +329,10 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   if (errors.length === 0 && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     lines.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
+  if (env.WORKER_THREADS !== 'auto' && Number(env.WORKER_THREADS) > 64) lines.push('WORKER_THREADS: at most 64');
+  if (env.WORKER_THREADS !== 'auto' && Number(env.WORKER_THREADS) > 0 && (env.EVENTSTORE_CONNECTION_STRING || env.EVENT_STORE_URL || env.DATABASE_URL)) {
+    lines.push('WORKER_THREADS: worker threads run on the embedded SQLite stores only so far; set 0 or auto with EVENT_STORE_URL, EVENTSTORE_CONNECTION_STRING or DATABASE_URL');
+  }
   if (lines.length > 0) throw new Error(`Invalid environment:\n  ${lines.join('\n  ')}`);
   return env;
 }
@@ -415,6 +344,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     host: env.HOST,
     dataDir: resolve(env.DATA_DIR),
     sqliteWriterThread: env.SQLITE_WRITER_THREAD,
+    workerThreads: workerThreadsOf(env),
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING,
     eventStoreUrl: env.EVENT_STORE_URL,
     eventStoreSchema: env.EVENT_STORE_SCHEMA,
@@ -492,6 +422,16 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
     auditCheckpointIntervalMs: env.AUDIT_CHECKPOINT_INTERVAL_MS,
     auditTrustedKeys: env.AUDIT_TRUSTED_KEYS ? env.AUDIT_TRUSTED_KEYS.split(',') : [],
   };
+}
+
+/**
+ * `auto`: a thread for the background beside the request thread where the machine has a core for it, and none on
+ * shared stores (their connection budget per node, docs/operations.md 10.1.2, is planned for one thread).
+ */
+function workerThreadsOf(env: EnvironmentVariables): number {
+  if (env.WORKER_THREADS !== 'auto') return Number(env.WORKER_THREADS);
+  if (env.EVENTSTORE_CONNECTION_STRING || env.EVENT_STORE_URL || env.DATABASE_URL) return 0;
+  return Math.min(8, Math.max(1, availableParallelism() - 1));
 }
 
 export function loadPlatformConfig(raw: Record<string, unknown> = process.env): PlatformConfig {

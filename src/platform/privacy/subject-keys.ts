@@ -28,6 +28,7 @@ const CACHE_LIMIT = 10_000;
 const CACHE_TTL_MS = 5_000;
 
 export class SubjectKeyStore {
+  private readonly erasedListeners = new Set<(subject: string, kids: string[]) => void>();
   private readonly bySubject = new Map<string, SubjectKey & { at: number }>();
   private readonly byKid = new Map<string, { key: Buffer | null; at: number }>();
   /** Subjects whose key is asked for in this turn of the event loop, and who waits: looked up and made together. */
@@ -164,9 +165,24 @@ export class SubjectKeyStore {
   /** Destroys every key of the subject: what was sealed with them is unreadable from now on. Returns how many. */
   async erase(subject: string, at: Date = new Date()): Promise<number> {
     const { kids, changes } = await this.rows.erase(subject, at.toISOString());
+    this.forget(subject, kids);
+    for (const listener of this.erasedListeners) listener(subject, kids);
+    return changes;
+  }
+
+  /**
+   * Drops what this store holds of an erasure made elsewhere in the process (another thread's store of the same keys):
+   * at once, rather than when the cache would have expired.
+   */
+  forget(subject: string, kids: readonly string[]): void {
     this.bySubject.delete(subject);
     for (const kid of kids) this.byKid.set(kid, { key: null, at: Date.now() });
-    return changes;
+  }
+
+  /** Calls `listener` after each erasure this store makes, until the returned stop. */
+  onErased(listener: (subject: string, kids: string[]) => void): () => void {
+    this.erasedListeners.add(listener);
+    return () => this.erasedListeners.delete(listener);
   }
 
   /** A fact about the log these keys belong to (key_store_meta), or null. */

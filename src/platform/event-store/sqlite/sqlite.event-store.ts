@@ -9,8 +9,7 @@
  * either way, so that it never stops the event loop either.
  */
 import type Database from 'better-sqlite3';
-import { dirname, join } from 'node:path';
-import type { Worker } from 'node:worker_threads';
+import { dirname } from 'node:path';
 import { VersionConflict } from '../../errors';
 import {
   describeExpected,
@@ -27,11 +26,10 @@ import {
 } from '../event-store.port';
 import { canonicalTexts, idempotentReplayOf, validateAppend, type CanonicalTexts } from '../append-validation';
 import { prepareDataDir, privateSqliteFiles } from '../../security/data-dir';
-import { startModuleWorker } from '../../workers/module-worker';
 import { CommitWaiters, keptAfter, LogSubscription } from '../log-subscription';
 import { LAZY_DATA_CHARS, withLazyData } from '../lazy-data';
 import { batchCommitter, openLogConnection, safe, type AppendOutcome, type AppendRequest, type BatchOutcome, type EventRow } from './sqlite-append-batch';
-import type { WriterAnswer, WriterRequest } from './sqlite-writer.worker';
+import { WriterThread } from './sqlite-writer-thread';
 
 export { EVENTS_SCHEMA, INSERT_EVENT, type EventRow } from './sqlite-append-batch';
 
@@ -85,6 +83,8 @@ export class SqliteEventStore implements EventStore {
   private inFlightIds = new Set<string>();
   private closed = false;
   private readonly appendWaiters = new CommitWaiters();
+  /** Told of every commit of this store, as it lands (the main thread tells its worker threads: onCommitted). */
+  private readonly committedListeners = new Set<(rows: EventRow[]) => void>();
   private readonly subscriptions = new Set<LogSubscription>();
   /**
    * The newest events this process committed, with consecutive positions from `tailStart`: every subscription at
@@ -227,6 +227,30 @@ export class SqliteEventStore implements EventStore {
     if (last !== null && this.turnHead !== null && last > this.turnHead) this.turnHead = last;
     batch.forEach((req, i) => this.settleOne(req, outcomes[i], learns));
     this.appendWaiters.wake(committed);
+    if (committed.length > 0) for (const listener of this.committedListeners) listener(committed);
+  }
+
+  /** Calls `listener` with the rows of each commit this store makes, once durable, until the returned stop. */
+  onCommitted(listener: (rows: EventRow[]) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
+  }
+
+  /**
+   * Another thread's commit to this log, as it announced it (onCommitted there): its rows join the tail, so the
+   * subscriptions here read them without a query, and wake now rather than at their next poll. Rows that do not follow
+   * the tail start it again (remember); any missed are read from the file as another process's appends are.
+   */
+  heard(rows: EventRow[]): void {
+    if (this.closed) return;
+    // What the tail holds already (this thread's own commit, heard back) is not news.
+    const end = this.tailStart + BigInt(this.tail.length);
+    const fresh = this.tail.length > 0 ? rows.filter((row) => row.position >= end) : rows;
+    if (fresh.length === 0) return;
+    this.remember(fresh);
+    const last = fresh[fresh.length - 1].position;
+    if (this.turnHead !== null && last > this.turnHead) this.turnHead = last;
+    this.appendWaiters.wake(fresh);
   }
 
   private settleOne(req: PendingAppend, outcome: AppendOutcome, learns: boolean): void {
@@ -413,61 +437,6 @@ export class SqliteEventStore implements EventStore {
 
   get isClosed(): boolean {
     return this.closed;
-  }
-}
-
-/**
- * The store's side of its writer thread: one batch at a time, answered in order. The thread does not keep the
- * process alive while idle; a commit under way does. If it dies, every append in its hands and after fails.
- */
-class WriterThread {
-  private readonly worker: Worker;
-  private readonly waiting: Array<{ resolve(outcome: BatchOutcome): void; reject(error: unknown): void }> = [];
-  private broken: Error | null = null;
-  private onClosed: (() => void) | null = null;
-
-  constructor(filename: string) {
-    this.worker = startModuleWorker(join(__dirname, 'sqlite-writer.worker'), { filename });
-    this.worker.unref();
-    this.worker.on('message', (message: WriterAnswer) => {
-      if (message.ready) return;
-      if (message.closed) return this.onClosed?.();
-      const waiter = this.waiting.shift();
-      if (this.waiting.length === 0) this.worker.unref();
-      if (!waiter) return;
-      if (message.outcome) waiter.resolve(message.outcome);
-      else waiter.reject(Object.assign(new Error(message.failure!.message), { code: message.failure!.code }));
-    });
-    this.worker.on('error', (error) => this.fail(error));
-    this.worker.on('exit', (code) => {
-      this.fail(new Error(`the event store's writer thread exited (code ${code})`));
-      this.onClosed?.();
-    });
-  }
-
-  commit(appends: AppendRequest[]): Promise<BatchOutcome> {
-    if (this.broken) return Promise.reject(this.broken);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      this.worker.ref();
-      this.worker.postMessage({ appends } satisfies WriterRequest);
-    });
-  }
-
-  private fail(error: Error): void {
-    this.broken ??= error;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(this.broken);
-  }
-
-  /** Closes the thread's connection and ends it. */
-  async close(): Promise<void> {
-    if (this.broken) return;
-    await new Promise<void>((resolve) => {
-      this.onClosed = resolve;
-      this.worker.ref();
-      this.worker.postMessage({ close: true } satisfies WriterRequest);
-    });
-    this.broken = new Error('event store is closed');
   }
 }
 

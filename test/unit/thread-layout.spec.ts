@@ -1,0 +1,46 @@
+/** Which thread runs what (src/platform/workers/thread-layout.ts), given the configuration. */
+import { loadPlatformConfig } from '../../src/platform/config/platform-config';
+import { acceptsJob, threadNodeId, workerThreadConfig } from '../../src/platform/workers/thread-layout';
+
+const base = { NODE_ENV: 'test', DATA_DIR: '/tmp/thread-layout' };
+
+describe('thread layout', () => {
+  it('names a worker thread\'s member <node>.<role>, within NODE_ID\'s 64 characters and distinct per node', () => {
+    expect(threadNodeId('node-a', 'background')).toBe('node-a.background');
+    const long = 'n'.repeat(60);
+    const other = `${'n'.repeat(59)}m`;
+    expect(threadNodeId(long, 'background')).toHaveLength(64);
+    expect(threadNodeId(long, 'background')).toMatch(/\.background$/);
+    expect(threadNodeId(long, 'background')).not.toBe(threadNodeId(other, 'background'));
+    expect(threadNodeId(long, 'background')).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
+  });
+
+  it('gives a worker thread the main thread\'s configuration, minus what only the main thread starts', () => {
+    const main = loadPlatformConfig({ ...base, WORKER_THREADS: '1', SEED_MARKETS: 'true', ADMIN_EMAIL: 'ops@platform.test', ADMIN_PASSWORD: 'Root-Passw0rd-2026!' });
+    const worker = workerThreadConfig(main, 'node-a', 'background', 'bus-1');
+    expect(worker).toMatchObject({ nodeId: 'node-a.background', workerThreads: 0, thread: { role: 'background', busId: 'bus-1' }, seedMarkets: false, matchingEngines: false, kafkaPublisher: false, auditCheckpoints: false });
+    expect(worker.adminEmail).toBeUndefined();
+    expect(worker.adminPassword).toBeUndefined();
+    expect(worker.dataDir).toBe(main.dataDir);
+    expect(worker.projectionsAutostart).toBe(true);
+  });
+
+  it('keeps the projectors on the background thread and every other job on the main thread; alone, a node takes all', () => {
+    const projectors = new Set(['orders', 'wallets']);
+    const main = acceptsJob({ workerThreads: 1, thread: undefined }, projectors)!;
+    const background = acceptsJob({ workerThreads: 0, thread: { role: 'background', busId: 'b' } }, projectors)!;
+    expect(['orders', 'wallets', 'engine:BTC-PERP', 'billing:rater'].map(main)).toEqual([false, false, true, true]);
+    expect(['orders', 'wallets', 'engine:BTC-PERP', 'billing:rater'].map(background)).toEqual([true, true, false, false]);
+    expect(acceptsJob({ workerThreads: 0, thread: undefined }, projectors)).toBeUndefined();
+  });
+
+  it('reads WORKER_THREADS: a count, auto from the machine, and none on shared stores', () => {
+    expect(loadPlatformConfig({ ...base }).workerThreads).toBe(0);
+    expect(loadPlatformConfig({ ...base, WORKER_THREADS: '3' }).workerThreads).toBe(3);
+    expect(loadPlatformConfig({ ...base, WORKER_THREADS: 'auto' }).workerThreads).toBeGreaterThanOrEqual(1);
+    expect(loadPlatformConfig({ ...base, WORKER_THREADS: 'auto', DATABASE_URL: 'postgres://127.0.0.1/x' }).workerThreads).toBe(0);
+    expect(() => loadPlatformConfig({ ...base, WORKER_THREADS: 'many' })).toThrow(/WORKER_THREADS must be auto or a number/);
+    expect(() => loadPlatformConfig({ ...base, WORKER_THREADS: '65' })).toThrow(/WORKER_THREADS: at most 64/);
+    expect(() => loadPlatformConfig({ ...base, WORKER_THREADS: '2', EVENT_STORE_URL: 'postgres://127.0.0.1/x' })).toThrow(/embedded SQLite stores only/);
+  });
+});
