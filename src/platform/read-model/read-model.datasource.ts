@@ -18,6 +18,11 @@ export interface ReadModelDatabaseOptions {
   /** PostgreSQL schema (created if missing); lets test runs and tenants of one server stay apart. */
   schema?: string;
   readModels: ReadModelDefinition[];
+  /**
+   * Bring the schema up to date on opening (default). False for a connection opened after another one of this process
+   * migrated the database (a worker thread): several connections running the migrations at once race on their table.
+   */
+  migrate?: boolean;
 }
 
 export const PLATFORM_MIGRATIONS: Function[] = [PlatformTables1764000000000, OutboxSeeds1764000009500, PlatformNodes1764000009600];
@@ -111,9 +116,37 @@ export class ReadModelDatabase {
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     if (this.isPostgres) return this.writer.transaction(work);
-    const run = this.tail.then(() => this.writer.transaction(work));
+    const run = this.tail.then(() => this.immediateTransaction(work));
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * SQLite: BEGIN IMMEDIATE instead of TypeORM's deferred BEGIN. A deferred transaction that read before another
+   * connection committed can no longer write (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out); taking the
+   * write lock up front makes a second writer on the same file (another thread, another process) wait its turn.
+   */
+  private async immediateTransaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.writer.createQueryRunner();
+    await runner.query('BEGIN IMMEDIATE');
+    // TypeORM's own state (read-only in its types), as its startTransaction leaves it: a save() inside adds no
+    // transaction of its own, and a nested manager.transaction() takes a SAVEPOINT rather than a second BEGIN.
+    const flagged = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+    flagged.isTransactionActive = true;
+    flagged.transactionDepth = 1;
+    try {
+      const result = await work(runner.manager);
+      await runner.query('COMMIT');
+      return result;
+    } catch (error) {
+      // Also after a failed COMMIT, which can leave the transaction open; where SQLite already rolled back, nothing to do.
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      flagged.isTransactionActive = false;
+      flagged.transactionDepth = 0;
+      await runner.release();
+    }
   }
 
   /**
@@ -187,7 +220,7 @@ export class ReadModelDatabase {
   }
 }
 
-/** Opens the database, brings its schema up to date (migrations) and returns writer and reader. */
+/** Opens the database, brings its schema up to date (migrations, unless `migrate: false`) and returns writer and reader. */
 export async function openReadModelDatabase(options: ReadModelDatabaseOptions): Promise<ReadModelDatabase> {
   const writer = await openMigratedDataSource(options);
   if (options.databaseUrl) return new ReadModelDatabase(writer, writer, { connectionString: options.databaseUrl });
@@ -198,6 +231,7 @@ export async function openReadModelDatabase(options: ReadModelDatabaseOptions): 
 
 async function openMigratedDataSource(options: ReadModelDatabaseOptions): Promise<DataSource> {
   const ds = new DataSource(readModelDataSourceOptions(options));
+  if (options.migrate === false) return ds.initialize();
   if (options.databaseUrl && options.schema) {
     // The schema must exist before TypeORM looks for its migrations table in it.
     // Under the schema lock: nodes starting together on a fresh database would otherwise collide on creating it.
