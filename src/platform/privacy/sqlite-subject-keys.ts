@@ -21,6 +21,18 @@ CREATE TABLE IF NOT EXISTS key_store_meta (
 );
 `;
 
+/** How long a statement waits for another connection's lock (another thread's or process's) before it fails. */
+const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * Emptying the WAL after an erasure waits for other connections' reads and writes, which are single rows here:
+ * a few short tries (within about half a second in all) rather than the statements' 10 s, whose wait would hold up
+ * this thread before the same answer.
+ */
+const TRUNCATE_ATTEMPTS = 20;
+const TRUNCATE_WAIT_MS = 20;
+const TRUNCATE_PAUSE_MS = 5;
+
 export class SqliteSubjectKeyRows implements SubjectKeyRows {
   readonly where: string;
   readonly shared = false;
@@ -46,7 +58,7 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
     this.db = new SqliteDatabase(filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Deleted content is overwritten with zeros, so an erased key leaves no copy in the file's free pages.
     this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
@@ -82,17 +94,40 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
   }
 
   async insertFirst(rows: WrappedKeyRow[]): Promise<void> {
+    // IMMEDIATE: the write lock before the read, so another connection's key committed in between cannot make the
+    // insert fail (SQLITE_BUSY_SNAPSHOT) nor be missed by the read; that connection waits instead.
     this.db.transaction(() => {
       for (const r of rows) if (!this.stmt.current.get(r.subject)) this.stmt.insert.run(r.kid, r.subject, r.wrapped, r.created_at);
-    })();
+    }).immediate();
   }
 
-  async erase(subject: string, at: string): Promise<{ kids: string[]; changes: number }> {
+  /** `walTruncated` false: other connections kept the WAL busy, and a page image of the erased keys may be in it still. */
+  async erase(subject: string, at: string): Promise<{ kids: string[]; changes: number; walTruncated: boolean }> {
     const kids = this.stmt.kidsOf.all(subject).map((r) => r.kid);
     const changes = this.stmt.erase.run(at, subject).changes;
-    // The write-ahead log is folded into the file and emptied, so no page image of the key stays in it.
-    if (changes > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
-    return { kids, changes };
+    const walTruncated = changes === 0 || this.truncateWal();
+    if (!walTruncated) {
+      process.emitWarning(`${this.where}: the write-ahead log could not be emptied after an erasure (other connections kept it busy); it keeps the erased keys' page images until the next checkpoint`, { code: 'SUBJECT_KEYS_WAL_KEPT' });
+    }
+    return { kids, changes, walTruncated };
+  }
+
+  /**
+   * Folds the write-ahead log into the file and empties it, so no page image of an erased key stays in it. It cannot
+   * while another connection reads or writes: tried again a few times. False when every try found it busy.
+   */
+  private truncateWal(): boolean {
+    this.db.pragma(`busy_timeout = ${TRUNCATE_WAIT_MS}`);
+    try {
+      for (let attempt = 1; attempt <= TRUNCATE_ATTEMPTS; attempt++) {
+        if (attempt > 1) pause(TRUNCATE_PAUSE_MS);
+        const [outcome] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+        if (outcome.busy === 0) return true;
+      }
+      return false;
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   async anyKey(): Promise<{ kid: string; wrapped: Buffer } | null> {
@@ -114,6 +149,11 @@ export class SqliteSubjectKeyRows implements SubjectKeyRows {
   async close(): Promise<void> {
     this.db.close();
   }
+}
+
+/** Blocks this thread: the erasure's retries are rare and short, and the connection is synchronous anyway. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** A store in its own SQLite file (one node's DATA_DIR, a CLI, a test). */
