@@ -132,10 +132,10 @@ class BareController {
 @Module({ controllers: [BareController] })
 class BareModule {}
 
-/** Starts the bare app on a loopback port; returns it and its base URL. */
-export async function startBareApp(): Promise<{ app: NestFastifyApplication; url: string }> {
+/** Starts the bare app on a loopback port (any free one unless `port`); returns it and its base URL. */
+export async function startBareApp(port = 0): Promise<{ app: NestFastifyApplication; url: string }> {
   const app = await NestFactory.create<NestFastifyApplication>(BareModule, new FastifyAdapter(), { logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port, host: '127.0.0.1' });
   return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
 }
 

@@ -7,7 +7,7 @@
  * Messages in: { kind: 'run', requests, keepBodies } answers { latencies (µs), statuses, bodies? };
  * { kind: 'flow', requests } repeats its requests until { kind: 'stop' } and answers { count, statuses };
  * { kind: 'timed', request, values } repeats one request until { kind: 'stop' }, each timed, and answers
- * { latencies (µs), codes, reused } (the scale-out benchmark's clients, test/bench/scale-out.bench.ts).
+ * { latencies (µs), codes, reused } (the process benchmarks' clients: scale-out.bench.ts and threads.bench.ts, through order-load.ts).
  */
 import { connect, type Socket } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
