@@ -22,6 +22,24 @@ export interface Member {
 /** The class a job is balanced within: the markets' engines, or every other job. */
 export const jobClass = (job: string): 'engine' | 'other' => (job.startsWith('engine:') ? 'engine' : 'other');
 
+/**
+ * A member's `accepts` (NodeMembershipOptions) from job patterns, as a worker thread is told which jobs are its kind:
+ * a job's name (`billing-rater`), a prefix ending in `*` (`engine:*`; `*` alone: every job), or either after `!` to
+ * refuse it. A job is accepted when a plain pattern matches it and no refusal does, so `['*', '!engine:*']` is every job
+ * but the engines and `[]` none (the HTTP thread's member).
+ */
+export function acceptingJobs(patterns: readonly string[]): (job: string) => boolean {
+  const parsed = patterns.map((text) => {
+    const refuses = text.startsWith('!');
+    const body = refuses ? text.slice(1) : text;
+    // A `*` elsewhere is a mistake in a setting, not a name: said at start rather than matching nothing.
+    if (body === '' || body.slice(0, -1).includes('*')) throw new Error(`job pattern ${JSON.stringify(text)}: a job's name, or a prefix ending in *`);
+    const matches = body.endsWith('*') ? (job: string) => job.startsWith(body.slice(0, -1)) : (job: string) => job === body;
+    return { refuses, matches };
+  });
+  return (job) => parsed.some((p) => !p.refuses && p.matches(job)) && !parsed.some((p) => p.refuses && p.matches(job));
+}
+
 /** Rendezvous score of a job on a node: higher is preferred. */
 export function preference(job: string, owner: string): number {
   return createHash('sha1').update(job).update('\u0000').update(owner).digest().readUIntBE(0, 6);

@@ -26,6 +26,13 @@ import { assignJobs, type Member } from './job-assignment';
 
 export interface NodeMembershipOptions {
   heartbeatMs: number;
+  /**
+   * The jobs this member runs (default: every job); acceptingJobs (job-assignment.ts) builds one from patterns. A
+   * worker thread's member takes only its kind (`engine:*` on an engine thread, the rest on the background thread, none
+   * on the HTTP thread): a job it does not accept is not listed in its row, so the assignment gives it to a member that
+   * accepts it, or to none, and the member never takes its lease.
+   */
+  accepts?: (job: string) => boolean;
   /** PostgreSQL read models: where this node holds its session lock (the read models' database and schema). */
   lockDatabase?: { connectionString: string; schema?: string };
   logger?: { warn(obj: object, msg: string): void };
@@ -80,6 +87,7 @@ export class NodeMembership implements JobAssignment {
   // ------------------------------------------------------------------------------------------------ JobAssignment
 
   attach(job: string, control?: JobControl): () => void {
+    if (!this.accepts(job)) return () => undefined;
     const known = this.controls.get(job);
     if (control || known === undefined) this.controls.set(job, control ?? known ?? null);
     return () => {
@@ -88,6 +96,8 @@ export class NodeMembership implements JobAssignment {
   }
 
   async mayTake(job: string): Promise<boolean> {
+    // Before the declaration below: a sweep ticking on a member that does not run it must not put it up for the job.
+    if (!this.accepts(job)) return false;
     if (!this.controls.has(job)) this.controls.set(job, null);
     await this.start();
     // A job the assignment has not seen yet (a market created since): the next heartbeat shares it out.
@@ -129,6 +139,11 @@ export class NodeMembership implements JobAssignment {
   /** Leases lost so far, by how and job: `<how> <job>` → count. */
   lostLeases(): ReadonlyMap<string, number> {
     return this.losses;
+  }
+
+  /** Whether this member runs the job at all (NodeMembershipOptions.accepts). */
+  accepts(job: string): boolean {
+    return this.options.accepts?.(job) ?? true;
   }
 
   // ------------------------------------------------------------------------------------------------ what /metrics shows
