@@ -26,14 +26,23 @@ export class CapabilitiesController implements OnModuleInit, OnApplicationBootst
     private readonly adapter: HttpAdapterHost,
   ) {}
 
+  /**
+   * Whether the application serves HTTP: an application context (NestFactory.createApplicationContext, as a worker
+   * thread boots the modules to run background jobs) has no HTTP adapter, no routes to plan and no OpenAPI document.
+   */
+  private get servesHttp(): boolean {
+    return this.adapter.httpAdapter !== undefined && this.adapter.httpAdapter !== null;
+  }
+
   /** Every planned operation answers 404 NOT_FOUND to anyone, even where a live route's template would catch it. */
   onModuleInit(): void {
-    installPlannedRoutes(this.adapter.httpAdapter.getInstance(), PLANNED_OPERATIONS);
+    if (this.servesHttp) installPlannedRoutes(this.adapter.httpAdapter.getInstance(), PLANNED_OPERATIONS);
   }
 
   /** Built at start: a route without its @Capability (or a planned entry already served) stops the app from starting. */
   onApplicationBootstrap(): void {
-    this.registry();
+    // Without HTTP the routes are checked by the HTTP application of the same build, which serves them.
+    if (this.servesHttp) this.registry();
   }
 
   /** The registry's bytes and ETag (the document is set before the app initializes). */
