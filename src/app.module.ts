@@ -22,6 +22,7 @@ import { loggerParams } from './platform/logging/logger.config';
 import type { Logger } from 'pino';
 import { PlatformModule } from './platform/platform.module';
 import type { Clock } from './platform/clock';
+import type { ThreadExtras } from './platform/workers/worker-threads.service';
 import type { ReadModelDefinition } from './platform/read-model/read-model.definition';
 
 export interface AppModuleOptions {
@@ -32,6 +33,8 @@ export interface AppModuleOptions {
   logStream?: NodeJS.WritableStream;
   /** A test's clock (PlatformModule provides the system clock otherwise). */
   clock?: Clock;
+  /** `modules` and `readModels` again, by file, for the worker threads (WORKER_THREADS) to load. */
+  threadExtras?: ThreadExtras;
 }
 
 /** Business modules join here as they land (identity, trading, ai-wallets, …). */
@@ -48,7 +51,7 @@ export class AppModule {
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, validate: validateEnvironment, load: [() => ({ platform: options.config })] }),
         LoggerModule.forRoot(loggerParams(options.logger)),
         CqrsModule.forRoot(),
-        PlatformModule.forRoot({ config: options.config, readModels: [...READ_MODELS, ...(options.readModels ?? [])], clock: options.clock }),
+        PlatformModule.forRoot({ config: options.config, readModels: [...READ_MODELS, ...(options.readModels ?? [])], clock: options.clock, logStream: options.logStream, threadExtras: options.threadExtras }),
         ...MODULES,
         ...(options.modules ?? []),
       ],

@@ -37,12 +37,20 @@ import { PostgresSubjectKeyRows } from './privacy/postgres-subject-keys';
 import { subjectKeysInFile } from './privacy/sqlite-subject-keys';
 import { loadOrCreateKey } from './security/key-file';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
+import { randomUUID } from 'node:crypto';
+import { ThreadBus } from './workers/thread-bus';
+import { acceptsJob } from './workers/thread-layout';
+import { PLATFORM_LOG_STREAM, THREAD_BUS, THREAD_EXTRAS, WorkerThreads, type ThreadExtras } from './workers/worker-threads.service';
 
 export interface PlatformModuleOptions {
   config: PlatformConfig;
   readModels: ReadModelDefinition[];
   /** The system clock unless a test brings its own. */
   clock?: Clock;
+  /** Where the app's log lines go (stdout unless a test brings its own): the worker threads' too. */
+  logStream?: NodeJS.WritableStream;
+  /** What the app adds beyond the platform's modules, by file, for its worker threads (worker-threads.service.ts). */
+  threadExtras?: ThreadExtras;
 }
 
 /** The adapter itself (RAW_EVENT_STORE): events as stored, sealed values sealed. What publishes or verifies reads it. */
@@ -101,6 +109,11 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
         CommandAnswers,
         { provide: PLATFORM_CONFIG, inject: [ConfigService], useFactory: (config: ConfigService) => config.getOrThrow<PlatformConfig>('platform') },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
+        { provide: PLATFORM_LOG_STREAM, useValue: options.logStream ?? null },
+        { provide: THREAD_EXTRAS, useValue: options.threadExtras ?? null },
+        // The threads of this process tell each other of commits and checkpoints (worker-threads.service.ts).
+        { provide: THREAD_BUS, useFactory: () => (options.config.thread ? new ThreadBus(options.config.thread.busId) : options.config.workerThreads > 0 ? new ThreadBus(randomUUID()) : null) },
+        WorkerThreads,
         { provide: RAW_EVENT_STORE, useFactory: () => openEventStore(options.config) },
         { provide: SubjectKeyStore, useFactory: () => openSubjectKeys(options.config) },
         {
@@ -113,13 +126,19 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
         },
         {
           provide: ReadModelDatabase,
-          useFactory: () =>
-            openReadModelDatabase({
+          inject: [THREAD_BUS],
+          useFactory: async (bus: ThreadBus | null) => {
+            const db = await openReadModelDatabase({
               dataDir: options.config.dataDir,
               databaseUrl: options.config.databaseUrl,
               schema: options.config.databaseSchema,
               readModels: options.readModels,
-            }),
+              // A worker thread opens what the main thread migrated before it started the thread.
+              migrate: options.config.thread === undefined,
+            });
+            if (bus) db.useBus(bus);
+            return db;
+          },
         },
         // One instance of each projector; those that publish to Kafka write their outbox when KAFKA_BROKERS is set.
         {
@@ -141,8 +160,8 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
         // This start of this node: whose leases the server's single-writer jobs hold (node-identity.ts).
         {
           provide: NODE_IDENTITY,
-          inject: [ReadModelDatabase, Logger],
-          useFactory: async (db: ReadModelDatabase, logger: Logger): Promise<LeaseOwnerIdentity> => {
+          inject: [ReadModelDatabase, Logger, PROJECTORS],
+          useFactory: async (db: ReadModelDatabase, logger: Logger, projectors: Projector[]): Promise<LeaseOwnerIdentity> => {
             const nodeId = loadOrCreateNodeId(options.config.dataDir, options.config.nodeId);
             const rows: Array<{ owner: string | null }> = await db.reader.query('SELECT owner FROM projection_checkpoints WHERE owner IS NOT NULL');
             const identity = identityOf(nodeId, nextIncarnation(nodeId, rows.map((r) => r.owner), Date.now()));
@@ -151,6 +170,8 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
               heartbeatMs: nodeHeartbeatMs(),
               lockDatabase: options.config.databaseUrl ? { connectionString: options.config.databaseUrl, schema: options.config.databaseSchema } : undefined,
               logger: { warn: (o, m) => logger.warn(o, m) },
+              // With worker threads each thread is a member that takes only its role's jobs (thread-layout.ts).
+              accepts: acceptsJob(options.config, new Set(projectors.map((p) => p.name))),
             });
             return identity;
           },
@@ -180,7 +201,7 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
         PlatformExceptionFilter,
         PlatformValidationPipe,
       ],
-      exports: [ServedOpenApiDocument, CreditsGate, CommandAnswers, NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, RAW_EVENT_STORE, SubjectKeyStore, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
+      exports: [WorkerThreads, ServedOpenApiDocument, CreditsGate, CommandAnswers, NODE_IDENTITY, CLOCK, PLATFORM_CONFIG, EVENT_STORE, RAW_EVENT_STORE, SubjectKeyStore, ReadModelDatabase, ProjectionRunner, KafkaPublisherService, PROJECTION_OUTBOXES, IdempotencyStore, CommandExecutor, MetricsService, ReadinessRegistry, CommandPipelineGuard, PlatformExceptionFilter, PlatformValidationPipe],
     };
   }
 
@@ -197,7 +218,8 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
     await this.membership?.start();
     // Read-your-writes on projectors other nodes run: their announced checkpoints, on every node (API-only ones too).
     this.runner.followAnnouncements();
-    if (this.config.projectionsAutostart) this.runner.start();
+    // With worker threads the projectors run on the background thread; this one follows their announcements.
+    if (this.config.projectionsAutostart && this.config.workerThreads === 0) this.runner.start();
     this.purgeTimer = setInterval(() => void this.idempotency.purgeExpired().catch(() => undefined), 10 * 60_000);
     this.purgeTimer.unref();
   }

@@ -15,6 +15,13 @@ import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/eve
 import { unclassifiedPaths } from '../../src/platform/privacy/field-classes';
 import './test-ledger/ledger.domain';
 
+/** The ledger module as worker threads load it (WORKER_THREADS): by file, since classes do not cross threads. */
+const TEST_LEDGER_BY_FILE = {
+  imports: [require.resolve('./test-ledger/ledger.domain')],
+  modules: [{ path: require.resolve('./test-ledger/ledger.module'), name: 'TestLedgerModule' }],
+  readModels: [{ path: require.resolve('./test-ledger/ledger.read-model'), name: 'testLedgerReadModel' }],
+};
+
 export interface TestApp {
   app: NestFastifyApplication;
   config: PlatformConfig;
@@ -37,11 +44,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   // The rater rates at once (BILLING_RATER_COALESCE_MS=0) unless a suite asks for the production pause: suites that
   // wait for the projections and then compare the log's head would otherwise race a usage appended 50 ms later.
   const nodeId = `test-${randomBytes(6).toString('hex')}`;
-  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', BILLING_RATER_COALESCE_MS: '0', NODE_ID: nodeId, ...env });
+  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', BILLING_RATER_COALESCE_MS: '0', NODE_ID: nodeId, ...workerThreadsOf(options), ...env });
   const logs: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-  const app = await createApp({ config, readModels: [testLedgerReadModel], modules: [TestLedgerModule], logStream, clock: options.clock });
+  const app = await createApp({ config, readModels: [testLedgerReadModel], modules: [TestLedgerModule], threadExtras: TEST_LEDGER_BY_FILE, logStream, clock: options.clock });
   await checkResponsesAgainstOpenApi(app);
   return {
     app,
@@ -54,6 +61,16 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       if (unclassified.length > 0) throw new Error(`events appended with fields that have no privacy class (src/platform/privacy/field-classes.ts): ${unclassified.join(', ')}`);
     },
   };
+}
+
+/**
+ * The suites run with the WORKER_THREADS of their environment (CI runs them with threads and without). A suite that
+ * brings its own clock runs on one thread: the worker threads keep the system clock.
+ */
+function workerThreadsOf(options: { clock?: Clock }): Record<string, string> {
+  const wanted = process.env.WORKER_THREADS;
+  if (wanted === undefined) return {};
+  return { WORKER_THREADS: options.clock ? '0' : wanted };
 }
 
 /**

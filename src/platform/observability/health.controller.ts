@@ -61,7 +61,8 @@ export class HealthController {
     const projections = this.runner.status().map((s) => ({ name: s.name, state: s.state, checkpoint: s.checkpoint.toString(), failing: s.last_error !== null }));
     // Ready once every projector this node holds runs ('starting': taking its lease, seeding; not yet) and the others
     // stand by for another node. A node started with PROJECTIONS_AUTOSTART=false serves the API while others project.
-    const healthy = this.config.projectionsAutostart ? ['running', 'standby'] : ['running', 'standby', 'stopped'];
+    // With worker threads the background thread runs them (its readiness is `worker_threads`); this one follows.
+    const healthy = this.config.projectionsAutostart && this.config.workerThreads === 0 ? ['running', 'standby'] : ['running', 'standby', 'stopped'];
     const projectionsOk = projections.every((p) => healthy.includes(p.state));
     const starting = projections.filter((p) => p.state === 'starting').length;
     checks.projections = projectionsOk ? { status: 'up' } : starting > 0 ? { status: 'down', detail: `${starting} starting` } : { status: 'down' };

@@ -62,11 +62,13 @@ export class CheckpointStore {
     this.owner = identity.owner;
   }
 
+  private readonly passedPending = new Map<string, bigint>();
+
   private sql(text: string): string {
     return this.db.sql(text);
   }
 
-  /** Where checkpoint advances are announced (PostgreSQL): one channel per read-model schema. */
+  /** Where checkpoint advances are announced (PostgreSQL; SQLite between threads): one channel per read-model schema. */
   private get channel(): string {
     return channelName('checkpoints', this.db.schemaName ?? 'public');
   }
@@ -77,9 +79,29 @@ export class CheckpointStore {
    */
   onAdvance(advanced: (name: string, position: bigint) => void): { stop(): void; readonly listening: boolean } | null {
     return this.db.listen(this.channel, (payload) => {
-      const at = payload.lastIndexOf(':');
-      if (at > 0 && /^\d+$/.test(payload.slice(at + 1))) advanced(payload.slice(0, at), BigInt(payload.slice(at + 1)));
+      // One advance per line: passed checkpoints of a turn travel together (announcePassed).
+      for (const line of payload.split('\n')) {
+        const at = line.lastIndexOf(':');
+        if (at > 0 && /^\d+$/.test(line.slice(at + 1))) advanced(line.slice(0, at), BigInt(line.slice(at + 1)));
+      }
     });
+  }
+
+  /**
+   * SQLite with worker threads: a checkpoint moved in memory over commits with nothing for the projector (stored
+   * lazily, ProjectionRunner.saveIdleCheckpointSoon) is announced at once, so the main thread's X-Min-Position waits
+   * on no timer. Safe: a read model is past such events as it is. Gathered per turn of the event loop, one message.
+   */
+  announcePassed(name: string, position: bigint): void {
+    if (!this.db.announces) return;
+    if (this.passedPending.size === 0) {
+      setImmediate(() => {
+        const lines = [...this.passedPending].map(([n, p]) => `${n}:${p}`);
+        this.passedPending.clear();
+        this.db.announce(this.channel, lines.join('\n'));
+      });
+    }
+    this.passedPending.set(name, position);
   }
 
   /** The node's share of the jobs (null for tools and tests without one: every lease is tried as it comes). */
@@ -166,11 +188,14 @@ export class CheckpointStore {
    */
   async commitBatch<T>(name: string, position: bigint, work: (tx: EntityManager) => Promise<T>): Promise<T> {
     if (!this.db.isPostgres) {
-      return this.db.transaction(async (tx) => {
+      const result = await this.db.transaction(async (tx) => {
         const result = await work(tx);
         await this.advance(tx, name, position);
         return result;
       });
+      // Committed: the process's other threads (worker threads, issue 48) may read the rows it vouches for.
+      this.db.announce(this.channel, `${name}:${position}`);
+      return result;
     }
     const now = this.now();
     return this.db.pipelinedTransaction(

@@ -384,6 +384,7 @@ export class ProjectionRunner {
   private passed(r: Running, position: bigint, occurredAt: string): void {
     this.saveIdleCheckpointSoon(r);
     this.applied(r, position, occurredAt);
+    this.checkpoints.announcePassed(r.projector.name, position);
   }
 
   private applied(r: Running, position: bigint, occurredAt: string): void {

@@ -12,6 +12,12 @@ import { prepareDataDir, privateSqliteFiles } from '../security/data-dir';
 import { idleInTransaction, PgListener, PREPARED_PLANS, PreparingClient, underSchemaLock, type SharedListener } from '../postgres-schema';
 import { SqliteDatabase } from '../sqlite-driver';
 
+/** What ReadModelDatabase needs of a bus between threads (workers/thread-bus.ts). */
+export interface AnnouncementBus {
+  listen(channel: string, handler: (payload: string) => void): { stop(): void; readonly listening: boolean };
+  notify(channel: string, payload: string): void;
+}
+
 export interface ReadModelDatabaseOptions {
   dataDir: string;
   databaseUrl?: string;
@@ -80,6 +86,8 @@ export class ReadModelDatabase {
   private dataVersion: { get(): unknown } | null | undefined;
 
   private listener: SharedListener | null = null;
+  /** SQLite with worker threads: where the threads of this process announce to each other (ThreadBus). */
+  private bus: AnnouncementBus | null = null;
 
   constructor(
     readonly writer: DataSource,
@@ -98,7 +106,7 @@ export class ReadModelDatabase {
    * returned stop. Null where nothing can be listened to (SQLite): the caller polls.
    */
   listen(channel: string, handler: (payload: string) => void): { stop(): void; readonly listening: boolean } | null {
-    if (!this.notifications) return null;
+    if (!this.notifications) return this.bus?.listen(channel, handler) ?? null;
     this.listener ??= PgListener.shared(this.notifications.connectionString);
     const listener = this.listener;
     const stop = listener.listen(channel, handler);
@@ -108,6 +116,24 @@ export class ReadModelDatabase {
         return listener.listening;
       },
     };
+  }
+
+  /** SQLite: the threads of this process announce through `bus` (listen hears them; announce tells them). */
+  useBus(bus: AnnouncementBus): void {
+    this.bus = bus;
+  }
+
+  /**
+   * SQLite: tells this process's other threads, after a commit (PostgreSQL announces inside its transaction, NOTIFY).
+   * Nothing where no other thread listens.
+   */
+  announce(channel: string, payload: string): void {
+    this.bus?.notify(channel, payload);
+  }
+
+  /** Whether `announce` reaches anyone (SQLite with worker threads). */
+  get announces(): boolean {
+    return this.bus !== null;
   }
 
   get isPostgres(): boolean {

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PlatformConfig } from '../config/platform-config';
+import { acceptingJobs } from '../jobs/job-assignment';
 
 export type ThreadRoleName = 'background';
 
@@ -44,7 +45,7 @@ export function workerThreadConfig(main: PlatformConfig, nodeId: string, role: T
  * every other job when a background thread runs them, and everything when it runs alone.
  */
 export function acceptsJob(config: Pick<PlatformConfig, 'workerThreads' | 'thread'>, projectors: ReadonlySet<string>): ((job: string) => boolean) | undefined {
-  if (config.thread?.role === 'background') return (job) => projectors.has(job);
-  if (config.workerThreads > 0) return (job) => !projectors.has(job);
+  if (config.thread?.role === 'background') return acceptingJobs([...projectors]);
+  if (config.workerThreads > 0) return acceptingJobs(['*', ...[...projectors].map((name) => `!${name}`)]);
   return undefined;
 }

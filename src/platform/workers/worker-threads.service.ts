@@ -1,0 +1,264 @@
+/**
+ * The worker threads of this process (issue 48, WORKER_THREADS) and the links between them. On the main thread it
+ * starts each worker thread (src/worker-main.ts boots the same modules there, without HTTP), restarts one that dies
+ * (it resumes from its checkpoints: its leases pass to its next incarnation at once, as a restarted node's do), stops
+ * them before the main thread's stores close, and keeps /health/ready down while one is not running. On both sides it
+ * carries the log's commits from the one thread that writes them to the others (ThreadBus), so their subscriptions
+ * read them from memory when they land.
+ */
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { Logger } from 'nestjs-pino';
+import { Counter, Gauge } from 'prom-client';
+import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
+import { RAW_EVENT_STORE } from '../privacy/sealing-event-store';
+import { SubjectKeyStore } from '../privacy/subject-keys';
+import type { EventStore } from '../event-store/event-store.port';
+import { SqliteEventStore, type EventRow } from '../event-store/sqlite/sqlite.event-store';
+import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../projections/node-identity';
+import { equalJitter } from '../projections/lease-loop';
+import { MetricsService } from '../observability/metrics.service';
+import { ReadinessRegistry } from '../observability/readiness';
+import { startModuleWorker } from './module-worker';
+import type { ThreadBus } from './thread-bus';
+import { workerThreadConfig, type ThreadRoleName } from './thread-layout';
+
+export const THREAD_BUS = Symbol('THREAD_BUS');
+/** Where the main thread writes its worker threads' log lines (the app's log stream). */
+export const PLATFORM_LOG_STREAM = Symbol('PLATFORM_LOG_STREAM');
+
+/**
+ * The bus channel of what the log's readers must learn in order: the rows of each commit, posted by the thread that
+ * committed them, and each erasure of a data subject's keys (every thread's key cache forgets them at once). One
+ * channel, so an erasure is never overtaken by a commit posted after it.
+ */
+export const LOG_CHANNEL = 'log';
+type LogMessage = { commit: EventRow[] } | { erased: { subject: string; kids: string[] } };
+
+/** A module's export by file, for a worker thread to load (classes and functions do not cross threads). */
+export interface ModuleExport {
+  path: string;
+  name: string;
+}
+
+/** What an app adds beyond the platform's own modules, for its worker threads to add too (the tests' ledger). */
+export interface ThreadExtras {
+  /** Files loaded first, for what they declare (an event type's privacy classes). */
+  imports: string[];
+  modules: ModuleExport[];
+  readModels: ModuleExport[];
+}
+export const THREAD_EXTRAS = Symbol('THREAD_EXTRAS');
+
+/** What a worker thread is started with. */
+export interface WorkerThreadBoot {
+  config: PlatformConfig;
+  extras: ThreadExtras | null;
+}
+
+/** Main → worker. */
+export type ToWorkerThread = { stop: true };
+/** Worker → main. */
+export type FromWorkerThread = { ready: true } | { failed: string } | { log: string } | { stopped: true };
+
+/** src/worker-main(.js|.ts), from this file's place in src/platform/workers (and in dist/src/platform/workers). */
+const WORKER_ENTRY = join(__dirname, '..', '..', 'worker-main');
+/** A worker thread that does not stop within this long is terminated. */
+const STOP_TIMEOUT_MS = 15_000;
+/** Restart back-off: doubles from the first to the last while a thread keeps dying; reset once it has run a minute. */
+const RESTART_FIRST_MS = 250;
+const RESTART_MAX_MS = 30_000;
+const STABLE_AFTER_MS = 60_000;
+
+type ThreadState = 'starting' | 'running' | 'restarting' | 'stopped';
+
+/** One worker thread, supervised: started, restarted when it dies, stopped. */
+class SupervisedThread {
+  state: ThreadState = 'stopped';
+  restarts = 0;
+  private worker: Worker | null = null;
+  private stopping = false;
+  private backoffMs = RESTART_FIRST_MS;
+  private runningSince = 0;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private onStopped: (() => void) | null = null;
+
+  constructor(
+    readonly role: ThreadRoleName,
+    private readonly boot: WorkerThreadBoot,
+    private readonly events: {
+      log(line: string): void;
+      warn(obj: object, msg: string): void;
+      restarted(role: ThreadRoleName): void;
+    },
+  ) {}
+
+  /** Starts the thread; resolves once its modules run, rejects if it fails or exits before. */
+  start(): Promise<void> {
+    this.state = this.restarts > 0 ? 'restarting' : 'starting';
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const worker = startModuleWorker(WORKER_ENTRY, this.boot);
+      this.worker = worker;
+      worker.on('message', (message: FromWorkerThread) => {
+        if ('log' in message) return this.events.log(message.log);
+        if ('ready' in message) {
+          this.state = 'running';
+          this.runningSince = Date.now();
+          settled = true;
+          return resolve();
+        }
+        if ('failed' in message && !settled) {
+          settled = true;
+          return reject(new Error(`the ${this.role} worker thread failed to start: ${message.failed}`));
+        }
+        if ('stopped' in message) this.onStopped?.();
+      });
+      worker.on('error', (err) => {
+        if (!settled) {
+          settled = true;
+          reject(err);
+        } else this.events.warn({ err, thread: this.role }, 'worker thread failed');
+      });
+      worker.on('exit', (code) => {
+        if (this.worker === worker) this.worker = null;
+        this.onStopped?.();
+        if (!settled) {
+          settled = true;
+          reject(new Error(`the ${this.role} worker thread exited (code ${code}) before it was ready`));
+          return;
+        }
+        if (this.stopping) return;
+        this.exitedUnexpectedly(code);
+      });
+    });
+  }
+
+  private exitedUnexpectedly(code: number): void {
+    this.state = 'restarting';
+    this.restarts += 1;
+    this.events.restarted(this.role);
+    if (Date.now() - this.runningSince > STABLE_AFTER_MS) this.backoffMs = RESTART_FIRST_MS;
+    const delay = equalJitter(this.backoffMs);
+    this.backoffMs = Math.min(RESTART_MAX_MS, this.backoffMs * 2);
+    this.events.warn({ thread: this.role, code, restart_in_ms: Math.round(delay) }, 'worker thread exited; restarting it');
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (this.stopping) return;
+      this.start().catch((err: unknown) => {
+        this.events.warn({ err, thread: this.role }, 'worker thread restart failed');
+        if (!this.stopping) this.exitedUnexpectedly(1);
+      });
+    }, delay);
+  }
+
+  /** Ends the thread as a crash would (tests): it is restarted. */
+  async kill(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  /** Asks the thread to stop its jobs and close its stores; terminates it if it does not in time. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    this.state = 'stopped';
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => void worker.terminate().then(() => resolve()), STOP_TIMEOUT_MS);
+      this.onStopped = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      worker.postMessage({ stop: true } satisfies ToWorkerThread);
+    });
+    await worker.terminate();
+  }
+}
+
+@Injectable()
+export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly threads = new Map<ThreadRoleName, SupervisedThread>();
+  private unlink: (() => void) | null = null;
+
+  constructor(
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(NODE_IDENTITY) private readonly identity: LeaseOwnerIdentity,
+    @Inject(THREAD_BUS) private readonly bus: ThreadBus | null,
+    @Inject(RAW_EVENT_STORE) private readonly store: EventStore,
+    private readonly keys: SubjectKeyStore,
+    @Inject(PLATFORM_LOG_STREAM) private readonly logStream: NodeJS.WritableStream | null,
+    @Inject(THREAD_EXTRAS) private readonly extras: ThreadExtras | null,
+    private readonly readiness: ReadinessRegistry,
+    private readonly metrics: MetricsService,
+    private readonly logger: Logger,
+  ) {
+    if (config.workerThreads > 0) readiness.register('worker_threads', () => this.readinessCheck());
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.link();
+    if (this.config.workerThreads === 0 || !this.bus) return;
+    const threads = this.threads;
+    new Gauge({
+      name: 'platform_worker_thread_up',
+      help: 'Whether a worker thread of this process runs (1) or is starting or restarting (0).',
+      labelNames: ['thread'],
+      registers: [this.metrics.registry],
+      collect() {
+        for (const t of threads.values()) this.set({ thread: t.role }, t.state === 'running' ? 1 : 0);
+      },
+    });
+    const restarts = new Counter({ name: 'platform_worker_thread_restarts_total', help: 'Worker threads restarted after they died.', labelNames: ['thread'], registers: [this.metrics.registry] });
+    const role: ThreadRoleName = 'background';
+    restarts.inc({ thread: role }, 0);
+    const thread = new SupervisedThread(role, { config: workerThreadConfig(this.config, this.identity.nodeId, role, this.bus.id), extras: this.extras }, {
+      log: (line) => (this.logStream ?? process.stdout).write(line),
+      warn: (obj, msg) => this.logger.warn(obj, msg),
+      restarted: (r) => restarts.inc({ thread: r }),
+    });
+    this.threads.set(role, thread);
+    await thread.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    // Before the main thread's stores close: the threads release their leases and close theirs first.
+    await Promise.all([...this.threads.values()].map((t) => t.stop()));
+    this.unlink?.();
+    this.bus?.close();
+  }
+
+  /** A worker thread, by role (tests kill one to see its jobs resume). */
+  thread(role: ThreadRoleName): { kill(): Promise<void>; readonly state: ThreadState; readonly restarts: number } | undefined {
+    return this.threads.get(role);
+  }
+
+  /** The log's commits, from the thread that writes them to the threads that follow them. */
+  private link(): void {
+    const bus = this.bus;
+    if (!bus) return;
+    const store = this.store instanceof SqliteEventStore ? this.store : null;
+    // Only the main thread appends and erases for now (thread-layout.ts): it tells, the worker threads listen. (A
+    // BroadcastChannel also delivers to the other channels of its own thread: the main thread does not listen.)
+    const links: Array<() => void> = [];
+    if (this.config.thread) {
+      const heard = bus.listen<LogMessage>(LOG_CHANNEL, (message) => {
+        if ('erased' in message) this.keys.forget(message.erased.subject, message.erased.kids);
+        else store?.heard(message.commit);
+      });
+      links.push(() => heard.stop());
+    } else {
+      const post = (message: LogMessage): void => bus.notify(LOG_CHANNEL, message);
+      links.push(this.keys.onErased((subject, kids) => post({ erased: { subject, kids } })));
+      if (store) links.push(store.onCommitted((rows) => post({ commit: rows })));
+    }
+    this.unlink = () => links.forEach((stop) => stop());
+  }
+
+  private readinessCheck(): { status: 'up' | 'down'; detail?: string } {
+    const down = [...this.threads.values()].filter((t) => t.state !== 'running');
+    if (this.threads.size === 0) return { status: 'down', detail: 'starting' };
+    return down.length === 0 ? { status: 'up', detail: `${this.threads.size} running` } : { status: 'down', detail: down.map((t) => `${t.role} ${t.state}`).join(', ') };
+  }
+}

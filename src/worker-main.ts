@@ -1,0 +1,55 @@
+/**
+ * A worker thread of the platform (issue 48; src/platform/workers/worker-threads.service.ts starts it): the same
+ * modules as the main thread, booted as an application context without HTTP, with the configuration of its role. Its
+ * log lines go to the main thread, which writes them where its own go.
+ */
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { Writable } from 'node:stream';
+import { parentPort } from 'node:worker_threads';
+import { AppModule } from './app.module';
+import { createPlatformLogger } from './platform/logging/logger.config';
+import { MetricsService } from './platform/observability/metrics.service';
+import { moduleWorkerData } from './platform/workers/module-worker';
+import type { FromWorkerThread, ModuleExport, ToWorkerThread, WorkerThreadBoot } from './platform/workers/worker-threads.service';
+import type { ReadModelDefinition } from './platform/read-model/read-model.definition';
+import type { Type } from '@nestjs/common';
+
+function post(message: FromWorkerThread): void {
+  parentPort!.postMessage(message);
+}
+
+async function boot(): Promise<void> {
+  const { config, extras } = moduleWorkerData<WorkerThreadBoot>();
+  for (const path of extras?.imports ?? []) require(path);
+  const load = <T>(e: ModuleExport): T => (require(e.path) as Record<string, T>)[e.name];
+  const lines = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      post({ log: chunk.toString() });
+      done();
+    },
+  });
+  const logger = createPlatformLogger(config.logLevel, lines).child({ thread: config.thread?.role });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, logger, modules: extras?.modules.map(load<Type>), readModels: extras?.readModels.map(load<ReadModelDefinition>) }), { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.get(MetricsService).setThreadName(config.thread?.role ?? 'worker');
+  await app.init();
+  parentPort!.on('message', (message: ToWorkerThread) => {
+    if (!('stop' in message)) return;
+    // Jobs stop and release their leases, the stores close; then the thread may end.
+    void app
+      .close()
+      .catch((err: unknown) => logger.warn({ err }, 'worker thread did not close cleanly'))
+      .finally(() => {
+        post({ stopped: true });
+        parentPort!.close();
+      });
+  });
+  post({ ready: true });
+}
+
+boot().catch((error: unknown) => {
+  post({ failed: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  process.exit(1);
+});
