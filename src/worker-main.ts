@@ -35,8 +35,12 @@ async function boot(): Promise<void> {
   app.useLogger(app.get(Logger));
   app.get(MetricsService).setThreadName(config.thread?.role ?? 'worker');
   await app.init();
+  const metrics = app.get(MetricsService);
   parentPort!.on('message', (message: ToWorkerThread) => {
-    if (!('stop' in message)) return;
+    if ('metrics' in message) {
+      void metrics.registry.getMetricsAsJSON().then((families) => post({ metrics: message.metrics, families }));
+      return;
+    }
     // Jobs stop and release their leases, the stores close; then the thread may end.
     void app
       .close()

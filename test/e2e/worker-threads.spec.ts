@@ -39,7 +39,13 @@ describe('worker threads', () => {
     expect((await listed()).map((o) => o.order_uuid)).toContain(order.order_uuid);
     // The engine runs on the main thread, the list's projector on the other: the order opens all the same.
     await until(listed, (orders) => orders.find((o) => o.order_uuid === order.order_uuid)?.status === 'OPEN', 5000, 'order open');
-    expect(await metrics()).toMatch(/platform_worker_thread_up\{thread="background"\} 1/);
+    const scraped = await metrics();
+    expect(scraped).toMatch(/platform_worker_thread_up\{thread="background"\} 1/);
+    // One /metrics for the process: each thread's CPU, and the jobs of both threads (every projector's among them).
+    expect(scraped).toMatch(/^platform_thread_cpu_seconds_total\{thread="background"\} \d/m);
+    expect(scraped).toMatch(/^platform_thread_cpu_seconds_total\{thread="main"\} \d/m);
+    expect(Number(/^platform_jobs_held (\d+)$/m.exec(scraped)?.[1])).toBeGreaterThanOrEqual(t.app.get(ProjectionRunner).names.length + 1);
+    expect(scraped.match(/^# TYPE process_cpu_seconds_total /gm)).toHaveLength(1);
     // Every projector's lease is the background thread's member's; the engine's and the rater's the main thread's.
     const runner = t.app.get(ProjectionRunner);
     const leases: Array<{ name: string; owner: string | null }> = await t.app.get(ReadModelDatabase).reader.query('SELECT name, owner FROM projection_checkpoints');

@@ -13,6 +13,8 @@ import { MetricsService } from './metrics.service';
 import './capabilities';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
 import { ReadinessRegistry } from './readiness';
+import { mergeThreadMetrics, metricsText } from './thread-metrics';
+import { WorkerThreads } from '../workers/worker-threads.service';
 
 @ApiTags('health')
 @ApiExtraModels(ReadinessCheckReport)
@@ -27,6 +29,7 @@ export class HealthController {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly logger: Logger,
     private readonly readiness: ReadinessRegistry,
+    private readonly workerThreads: WorkerThreads,
   ) {}
 
   @Capability('health', { exposure: 'internal' })
@@ -78,7 +81,10 @@ export class HealthController {
   @ApiExcludeEndpoint()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(): Promise<string> {
-    return this.metrics.registry.metrics();
+    // With worker threads, theirs too: each runs jobs of its own and counts its own CPU.
+    const workers = this.workerThreads.running ? await this.workerThreads.threadMetrics() : [];
+    if (workers.length === 0) return this.metrics.registry.metrics();
+    return metricsText(mergeThreadMetrics(await this.metrics.registry.getMetricsAsJSON(), workers));
   }
 }
 

@@ -10,7 +10,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { Logger } from 'nestjs-pino';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
 import { RAW_EVENT_STORE } from '../privacy/sealing-event-store';
 import { SubjectKeyStore } from '../privacy/subject-keys';
@@ -58,9 +58,13 @@ export interface WorkerThreadBoot {
 }
 
 /** Main → worker. */
-export type ToWorkerThread = { stop: true };
+export type ToWorkerThread = { stop: true } | { metrics: number };
 /** Worker → main. */
-export type FromWorkerThread = { ready: true } | { failed: string } | { log: string } | { stopped: true };
+export type FromWorkerThread = { ready: true } | { failed: string } | { log: string } | { stopped: true } | { metrics: number; families: MetricFamily[] };
+type MetricFamily = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
+
+/** How long a scrape waits for a worker thread's metrics: one that does not answer is left out of that scrape. */
+const METRICS_TIMEOUT_MS = 500;
 
 /** src/worker-main(.js|.ts), from this file's place in src/platform/workers (and in dist/src/platform/workers). */
 const WORKER_ENTRY = join(__dirname, '..', '..', 'worker-main');
@@ -83,6 +87,8 @@ class SupervisedThread {
   private runningSince = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private onStopped: (() => void) | null = null;
+  private readonly asked = new Map<number, (families: MetricFamily[] | null) => void>();
+  private nextQuestion = 0;
 
   constructor(
     readonly role: ThreadRoleName,
@@ -114,6 +120,10 @@ class SupervisedThread {
           return reject(new Error(`the ${this.role} worker thread failed to start: ${message.failed}`));
         }
         if ('stopped' in message) this.onStopped?.();
+        if ('families' in message) {
+          this.asked.get(message.metrics)?.(message.families);
+          this.asked.delete(message.metrics);
+        }
       });
       worker.on('error', (err) => {
         if (!settled) {
@@ -151,6 +161,24 @@ class SupervisedThread {
         if (!this.stopping) this.exitedUnexpectedly(1);
       });
     }, delay);
+  }
+
+  /** The thread's metric families, or null when it is not running or does not answer in time. */
+  metrics(): Promise<MetricFamily[] | null> {
+    const worker = this.worker;
+    if (!worker || this.state !== 'running') return Promise.resolve(null);
+    const id = ++this.nextQuestion;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.asked.delete(id);
+        resolve(null);
+      }, METRICS_TIMEOUT_MS);
+      this.asked.set(id, (families) => {
+        clearTimeout(timer);
+        resolve(families);
+      });
+      worker.postMessage({ metrics: id } satisfies ToWorkerThread);
+    });
   }
 
   /** Ends the thread as a crash would (tests): it is restarted. */
@@ -227,6 +255,17 @@ export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
     await Promise.all([...this.threads.values()].map((t) => t.stop()));
     this.unlink?.();
     this.bus?.close();
+  }
+
+  /** Whether this process runs worker threads. */
+  get running(): boolean {
+    return this.threads.size > 0;
+  }
+
+  /** Every running worker thread's metric families (for the main thread's /metrics: thread-metrics.ts). */
+  async threadMetrics(): Promise<MetricFamily[][]> {
+    const answers = await Promise.all([...this.threads.values()].map((t) => t.metrics()));
+    return answers.filter((a): a is MetricFamily[] => a !== null);
   }
 
   /** A worker thread, by role (tests kill one to see its jobs resume). */
