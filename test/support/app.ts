@@ -44,7 +44,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   // The rater rates at once (BILLING_RATER_COALESCE_MS=0) unless a suite asks for the production pause: suites that
   // wait for the projections and then compare the log's head would otherwise race a usage appended 50 ms later.
   const nodeId = `test-${randomBytes(6).toString('hex')}`;
-  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', BILLING_RATER_COALESCE_MS: '0', NODE_ID: nodeId, ...workerThreadsOf(options), ...env });
+  const config = loadPlatformConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', MAIL_SOURCE_LIMIT_PER_HOUR: '1000000', BILLING_RATER_COALESCE_MS: '0', NODE_ID: nodeId, ...workerThreadsOf(options, env), ...env });
   const logs: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
@@ -65,12 +65,14 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
 
 /**
  * The suites run with the WORKER_THREADS of their environment (CI runs them with threads and without). A suite that
- * brings its own clock runs on one thread: the worker threads keep the system clock.
+ * brings its own clock runs on one thread (the worker threads keep the system clock), as does one on PostgreSQL.
  */
-function workerThreadsOf(options: { clock?: Clock }): Record<string, string> {
+function workerThreadsOf(options: { clock?: Clock }, env: Record<string, string>): Record<string, string> {
   const wanted = process.env.WORKER_THREADS;
   if (wanted === undefined) return {};
-  return { WORKER_THREADS: options.clock ? '0' : wanted };
+  // Worker threads run on the embedded stores only so far (platform-config.ts refuses them on shared ones).
+  const shared = env.DATABASE_URL || env.EVENT_STORE_URL || env.EVENTSTORE_CONNECTION_STRING;
+  return { WORKER_THREADS: options.clock || shared ? '0' : wanted };
 }
 
 /**

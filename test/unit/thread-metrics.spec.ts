@@ -3,29 +3,25 @@ import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import { mergeThreadMetrics, metricsText } from '../../src/platform/observability/thread-metrics';
 
 type Family = MetricObjectWithValues<MetricValue<string>>;
-const family = (name: string, type: Family['type'], values: Array<[Record<string, string | number>, number]>): Family => ({
-  name,
-  help: `${name} help`,
-  type,
-  aggregator: 'sum',
-  values: values.map(([labels, value]) => ({ labels, value })),
-});
+// As a registry's getMetricsAsJSON gives them (its type field is prom-client's string enum).
+const family = (name: string, type: 'counter' | 'gauge', values: Array<[Record<string, string | number>, number]>): Family =>
+  ({ name, help: `${name} help`, type, aggregator: 'sum', values: values.map(([labels, value]) => ({ labels, value })) }) as unknown as Family;
 
 describe('thread metrics', () => {
   const main = [
-    family('process_cpu_seconds_total', 'counter' as Family['type'], [[{}, 10]]),
-    family('platform_thread_cpu_seconds_total', 'counter' as Family['type'], [[{ thread: 'main' }, 4]]),
-    family('platform_jobs_held', 'gauge' as Family['type'], [[{}, 3]]),
-    family('platform_projection_lag', 'gauge' as Family['type'], [[{ projection: 'orders' }, 40]]),
-    family('platform_matching_engine_up', 'gauge' as Family['type'], [[{ market: 'm' }, 1]]),
+    family('process_cpu_seconds_total', 'counter', [[{}, 10]]),
+    family('platform_thread_cpu_seconds_total', 'counter', [[{ thread: 'main' }, 4]]),
+    family('platform_jobs_held', 'gauge', [[{}, 3]]),
+    family('platform_projection_lag', 'gauge', [[{ projection: 'orders' }, 40]]),
+    family('platform_matching_engine_up', 'gauge', [[{ market: 'm' }, 1]]),
   ];
   const worker = [
-    family('process_cpu_seconds_total', 'counter' as Family['type'], [[{}, 10]]),
-    family('platform_thread_cpu_seconds_total', 'counter' as Family['type'], [[{ thread: 'background' }, 5]]),
-    family('platform_jobs_held', 'gauge' as Family['type'], [[{}, 27]]),
-    family('platform_projection_lag', 'gauge' as Family['type'], [[{ projection: 'orders' }, 0]]),
-    family('platform_matching_engine_up', 'gauge' as Family['type'], [[{ market: 'm' }, 0]]),
-    family('platform_worker_only', 'gauge' as Family['type'], [[{}, 7]]),
+    family('process_cpu_seconds_total', 'counter', [[{}, 10]]),
+    family('platform_thread_cpu_seconds_total', 'counter', [[{ thread: 'background' }, 5]]),
+    family('platform_jobs_held', 'gauge', [[{}, 27]]),
+    family('platform_projection_lag', 'gauge', [[{ projection: 'orders' }, 0]]),
+    family('platform_matching_engine_up', 'gauge', [[{ market: 'm' }, 0]]),
+    family('platform_worker_only', 'gauge', [[{}, 7]]),
   ];
   const merged = new Map(mergeThreadMetrics(main, [worker]).map((f) => [f.name, f.values.map((v) => [v.labels, v.value])]));
 
