@@ -41,6 +41,7 @@ async function boot(): Promise<void> {
       void metrics.registry.getMetricsAsJSON().then((families) => post({ metrics: message.metrics, families }));
       return;
     }
+    if (!('stop' in message)) return; // another listener's (forwarded-appends.ts: the answers to appends)
     // Jobs stop and release their leases, the stores close; then the thread may end.
     void app
       .close()

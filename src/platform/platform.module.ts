@@ -38,6 +38,8 @@ import { subjectKeysInFile } from './privacy/sqlite-subject-keys';
 import { loadOrCreateKey } from './security/key-file';
 import type { ReadModelDefinition } from './read-model/read-model.definition';
 import { randomUUID } from 'node:crypto';
+import { parentPort } from 'node:worker_threads';
+import { ForwardingEventStore } from './workers/forwarded-appends';
 import { ThreadBus } from './workers/thread-bus';
 import { acceptsJob } from './workers/thread-layout';
 import { PLATFORM_LOG_STREAM, THREAD_BUS, THREAD_EXTRAS, WorkerThreads, type ThreadExtras } from './workers/worker-threads.service';
@@ -57,6 +59,8 @@ export interface PlatformModuleOptions {
 export function openEventStore(config: PlatformConfig): EventStore {
   if (config.eventStoreConnectionString) return new EventStoreDbEventStore(config.eventStoreConnectionString);
   if (config.eventStoreUrl) return new PostgresEventStore({ connectionString: config.eventStoreUrl, schema: config.eventStoreSchema });
+  // A worker thread reads the file on a connection of its own and appends through the main thread (the one writer).
+  if (config.thread) return new ForwardingEventStore(new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite') }), parentPort!);
   return new SqliteEventStore({ filename: join(config.dataDir, 'events.sqlite'), writerThread: config.sqliteWriterThread });
 }
 
@@ -160,8 +164,8 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
         // This start of this node: whose leases the server's single-writer jobs hold (node-identity.ts).
         {
           provide: NODE_IDENTITY,
-          inject: [ReadModelDatabase, Logger, PROJECTORS],
-          useFactory: async (db: ReadModelDatabase, logger: Logger, projectors: Projector[]): Promise<LeaseOwnerIdentity> => {
+          inject: [ReadModelDatabase, Logger],
+          useFactory: async (db: ReadModelDatabase, logger: Logger): Promise<LeaseOwnerIdentity> => {
             const nodeId = loadOrCreateNodeId(options.config.dataDir, options.config.nodeId);
             const rows: Array<{ owner: string | null }> = await db.reader.query('SELECT owner FROM projection_checkpoints WHERE owner IS NOT NULL');
             const identity = identityOf(nodeId, nextIncarnation(nodeId, rows.map((r) => r.owner), Date.now()));
@@ -171,7 +175,7 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
               lockDatabase: options.config.databaseUrl ? { connectionString: options.config.databaseUrl, schema: options.config.databaseSchema } : undefined,
               logger: { warn: (o, m) => logger.warn(o, m) },
               // With worker threads each thread is a member that takes only its role's jobs (thread-layout.ts).
-              accepts: acceptsJob(options.config, new Set(projectors.map((p) => p.name))),
+              accepts: acceptsJob(options.config),
             });
             return identity;
           },

@@ -46,11 +46,11 @@ describe('worker threads', () => {
     expect(scraped).toMatch(/^platform_thread_cpu_seconds_total\{thread="main"\} \d/m);
     expect(Number(/^platform_jobs_held (\d+)$/m.exec(scraped)?.[1])).toBeGreaterThanOrEqual(t.app.get(ProjectionRunner).names.length + 1);
     expect(scraped.match(/^# TYPE process_cpu_seconds_total /gm)).toHaveLength(1);
-    // Every projector's lease is the background thread's member's; the engine's and the rater's the main thread's.
+    // Every projector's lease, and the rater's, is the background thread's member's; the engines' the main thread's.
     const runner = t.app.get(ProjectionRunner);
     const leases: Array<{ name: string; owner: string | null }> = await t.app.get(ReadModelDatabase).reader.query('SELECT name, owner FROM projection_checkpoints');
     const owner = (name: string) => leases.find((l) => l.name === name)?.owner ?? null;
-    for (const name of runner.names) expect([name, owner(name)]).toEqual([name, expect.stringMatching(new RegExp(`^${t.config.nodeId}\\.background#`))]);
+    for (const name of [...runner.names, 'billing:rater']) expect([name, owner(name)]).toEqual([name, expect.stringMatching(new RegExp(`^${t.config.nodeId}\\.background#`))]);
     const engines = leases.filter((l) => l.name.startsWith('engine:'));
     expect(engines.length).toBeGreaterThan(0);
     for (const e of engines) expect(e.owner).toMatch(new RegExp(`^${t.config.nodeId}#`));

@@ -18,20 +18,22 @@ describe('thread layout', () => {
   it('gives a worker thread the main thread\'s configuration, minus what only the main thread starts', () => {
     const main = loadPlatformConfig({ ...base, WORKER_THREADS: '1', SEED_MARKETS: 'true', ADMIN_EMAIL: 'ops@platform.test', ADMIN_PASSWORD: 'Root-Passw0rd-2026!' });
     const worker = workerThreadConfig(main, 'node-a', 'background', 'bus-1');
-    expect(worker).toMatchObject({ nodeId: 'node-a.background', workerThreads: 0, thread: { role: 'background', busId: 'bus-1' }, seedMarkets: false, matchingEngines: false, kafkaPublisher: false, auditCheckpoints: false });
+    expect(worker).toMatchObject({ nodeId: 'node-a.background', workerThreads: 0, thread: { role: 'background', busId: 'bus-1' }, seedMarkets: false, matchingEngines: false });
+    // The jobs it may run keep the main thread's switches: which of them it runs is the membership's to say.
+    expect([worker.kafkaPublisher, worker.auditCheckpoints]).toEqual([main.kafkaPublisher, main.auditCheckpoints]);
     expect(worker.adminEmail).toBeUndefined();
     expect(worker.adminPassword).toBeUndefined();
     expect(worker.dataDir).toBe(main.dataDir);
     expect(worker.projectionsAutostart).toBe(true);
   });
 
-  it('keeps the projectors on the background thread and every other job on the main thread; alone, a node takes all', () => {
-    const projectors = new Set(['orders', 'wallets']);
-    const main = acceptsJob({ workerThreads: 1, thread: undefined }, projectors)!;
-    const background = acceptsJob({ workerThreads: 0, thread: { role: 'background', busId: 'b' } }, projectors)!;
-    expect(['orders', 'wallets', 'engine:BTC-PERP', 'billing:rater'].map(main)).toEqual([false, false, true, true]);
-    expect(['orders', 'wallets', 'engine:BTC-PERP', 'billing:rater'].map(background)).toEqual([true, true, false, false]);
-    expect(acceptsJob({ workerThreads: 0, thread: undefined }, projectors)).toBeUndefined();
+  it('keeps the engines on the main thread and every other job on the background thread; alone, a node takes all', () => {
+    const main = acceptsJob({ workerThreads: 1, thread: undefined })!;
+    const background = acceptsJob({ workerThreads: 0, thread: { role: 'background', busId: 'b' } })!;
+    const jobs = ['trading-orders', 'billing:rater', 'billing-period-close', 'engine:6f1c'];
+    expect(jobs.map(main)).toEqual([false, false, false, true]);
+    expect(jobs.map(background)).toEqual([true, true, true, false]);
+    expect(acceptsJob({ workerThreads: 0, thread: undefined })).toBeUndefined();
   });
 
   it('reads WORKER_THREADS: a count, auto from the machine, and none on shared stores', () => {

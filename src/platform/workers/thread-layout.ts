@@ -3,8 +3,9 @@
  * member of the node membership of its own (`<node>.<role>`), so jobs move between threads with the leases and
  * fencing they move between nodes with; what a member accepts keeps each job on its thread's role.
  *
- * Today: the background thread runs the projectors; the main thread serves HTTP and runs every other job (engines,
- * rater, sweeps, checkpointer, publishers), whose appends stay on the one thread that writes the log.
+ * Today: the background thread runs every job but the matching engines (the projectors, the billing rater, the sweeps,
+ * the audit checkpointer, the Kafka publishers); the main thread serves HTTP and runs the engines. Every append is made
+ * by the main thread's store, the log's one writer (forwarded-appends.ts).
  */
 import { createHash } from 'node:crypto';
 import type { PlatformConfig } from '../config/platform-config';
@@ -22,8 +23,8 @@ export function threadNodeId(nodeId: string, role: ThreadRoleName): string {
 }
 
 /**
- * The configuration a worker thread boots with: the main thread's, as a member of its own that starts nothing the main
- * thread does (markets seeded, the first admin, engines, the checkpointer, the publishers) and no threads of its own.
+ * The configuration a worker thread boots with: the main thread's, as a member of its own that starts nothing only the
+ * main thread does (markets seeded, the first admin, the engines) and no threads of its own.
  */
 export function workerThreadConfig(main: PlatformConfig, nodeId: string, role: ThreadRoleName, busId: string): PlatformConfig {
   return {
@@ -35,17 +36,18 @@ export function workerThreadConfig(main: PlatformConfig, nodeId: string, role: T
     adminEmail: undefined,
     adminPassword: undefined,
     matchingEngines: false,
-    kafkaPublisher: false,
-    auditCheckpoints: false,
   };
 }
 
+/** The matching engines' jobs (`engine:<market_uuid>`, engine-host.ts). */
+const ENGINES = 'engine:*';
+
 /**
- * What a member of this process's membership takes: a background thread the projectors (by name), the main thread
- * every other job when a background thread runs them, and everything when it runs alone.
+ * What a member of this process's membership takes: a background thread every job but the engines, the main thread
+ * the engines when a background thread runs the rest, and everything when it runs alone.
  */
-export function acceptsJob(config: Pick<PlatformConfig, 'workerThreads' | 'thread'>, projectors: ReadonlySet<string>): ((job: string) => boolean) | undefined {
-  if (config.thread?.role === 'background') return acceptingJobs([...projectors]);
-  if (config.workerThreads > 0) return acceptingJobs(['*', ...[...projectors].map((name) => `!${name}`)]);
+export function acceptsJob(config: Pick<PlatformConfig, 'workerThreads' | 'thread'>): ((job: string) => boolean) | undefined {
+  if (config.thread?.role === 'background') return acceptingJobs(['*', `!${ENGINES}`]);
+  if (config.workerThreads > 0) return acceptingJobs([ENGINES]);
   return undefined;
 }

@@ -21,6 +21,7 @@ import { equalJitter } from '../projections/lease-loop';
 import { MetricsService } from '../observability/metrics.service';
 import { ReadinessRegistry } from '../observability/readiness';
 import { startModuleWorker } from './module-worker';
+import { answerAppend, ForwardingEventStore, type AppendAnswer, type AppendCall } from './forwarded-appends';
 import type { ThreadBus } from './thread-bus';
 import { workerThreadConfig, type ThreadRoleName } from './thread-layout';
 
@@ -35,6 +36,8 @@ export const PLATFORM_LOG_STREAM = Symbol('PLATFORM_LOG_STREAM');
  */
 export const LOG_CHANNEL = 'log';
 type LogMessage = { commit: EventRow[] } | { erased: { subject: string; kids: string[] } };
+/** The bus channel of the worker threads' erasures, to the main thread (which does not listen on LOG_CHANNEL). */
+export const ERASURES_CHANNEL = 'erasures';
 
 /** A module's export by file, for a worker thread to load (classes and functions do not cross threads). */
 export interface ModuleExport {
@@ -60,7 +63,7 @@ export interface WorkerThreadBoot {
 /** Main → worker. */
 export type ToWorkerThread = { stop: true } | { metrics: number };
 /** Worker → main. */
-export type FromWorkerThread = { ready: true } | { failed: string } | { log: string } | { stopped: true } | { metrics: number; families: MetricFamily[] };
+export type FromWorkerThread = { ready: true } | { failed: string } | { log: string } | { stopped: true } | { metrics: number; families: MetricFamily[] } | AppendCall;
 type MetricFamily = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
 
 /** How long a scrape waits for a worker thread's metrics: one that does not answer is left out of that scrape. */
@@ -95,6 +98,7 @@ class SupervisedThread {
     private readonly boot: WorkerThreadBoot,
     private readonly events: {
       log(line: string): void;
+      append(call: AppendCall): Promise<AppendAnswer>;
       warn(obj: object, msg: string): void;
       restarted(role: ThreadRoleName): void;
     },
@@ -109,6 +113,10 @@ class SupervisedThread {
       this.worker = worker;
       worker.on('message', (message: FromWorkerThread) => {
         if ('log' in message) return this.events.log(message.log);
+        if ('append' in message) {
+          void this.events.append(message).then((answer) => worker.postMessage(answer));
+          return;
+        }
         if ('ready' in message) {
           this.state = 'running';
           this.runningSince = Date.now();
@@ -243,6 +251,7 @@ export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
     restarts.inc({ thread: role }, 0);
     const thread = new SupervisedThread(role, { config: workerThreadConfig(this.config, this.identity.nodeId, role, this.bus.id), extras: this.extras }, {
       log: (line) => (this.logStream ?? process.stdout).write(line),
+      append: (call) => answerAppend(this.store, call),
       warn: (obj, msg) => this.logger.warn(obj, msg),
       restarted: (r) => restarts.inc({ thread: r }),
     });
@@ -277,20 +286,25 @@ export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
   private link(): void {
     const bus = this.bus;
     if (!bus) return;
-    const store = this.store instanceof SqliteEventStore ? this.store : null;
-    // Only the main thread appends and erases for now (thread-layout.ts): it tells, the worker threads listen. (A
-    // BroadcastChannel also delivers to the other channels of its own thread: the main thread does not listen.)
+    const store = this.store instanceof SqliteEventStore ? this.store : this.store instanceof ForwardingEventStore ? this.store.local : null;
+    // The main thread writes the log (a worker thread's appends are made there: forwarded-appends.ts) and tells; the
+    // worker threads listen. (A BroadcastChannel also delivers to the other channels of its own thread: the main thread
+    // does not listen to its own.) Erasures are told both ways: the closure sweep runs on a worker, an admin's on main.
     const links: Array<() => void> = [];
+    const erasure = (subject: string, kids: string[]): LogMessage => ({ erased: { subject, kids } });
     if (this.config.thread) {
       const heard = bus.listen<LogMessage>(LOG_CHANNEL, (message) => {
         if ('erased' in message) this.keys.forget(message.erased.subject, message.erased.kids);
         else store?.heard(message.commit);
       });
-      links.push(() => heard.stop());
+      // The closure sweep runs here: its erasures reach the main thread's key cache at once.
+      links.push(() => heard.stop(), this.keys.onErased((subject, kids) => bus.notify(ERASURES_CHANNEL, erasure(subject, kids))));
     } else {
-      const post = (message: LogMessage): void => bus.notify(LOG_CHANNEL, message);
-      links.push(this.keys.onErased((subject, kids) => post({ erased: { subject, kids } })));
-      if (store) links.push(store.onCommitted((rows) => post({ commit: rows })));
+      const erased = bus.listen<LogMessage>(ERASURES_CHANNEL, (message) => {
+        if ('erased' in message) this.keys.forget(message.erased.subject, message.erased.kids);
+      });
+      links.push(() => erased.stop(), this.keys.onErased((subject, kids) => bus.notify(LOG_CHANNEL, erasure(subject, kids))));
+      if (store) links.push(store.onCommitted((rows) => bus.notify(LOG_CHANNEL, { commit: rows } satisfies LogMessage)));
     }
     this.unlink = () => links.forEach((stop) => stop());
   }
