@@ -39,7 +39,8 @@ async function newLedger(credits: number): Promise<string> {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, SEED_MARKETS: 'false', AUDIT_CHECKPOINT_EVERY_EVENTS: '5', AUDIT_CHECKPOINT_INTERVAL_MS: '200' });
+  // One thread (WORKER_THREADS=0): the suite drives this thread's job objects themselves (docs/operations.md 10.4).
+  t = await startTestApp({ ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password, SEED_MARKETS: 'false', AUDIT_CHECKPOINT_EVERY_EVENTS: '5', AUDIT_CHECKPOINT_INTERVAL_MS: '200', WORKER_THREADS: '0' });
   admin = await adminHeaders(t);
   user = await registerTrader(t);
   userProfile = (await call('GET', '/api/v1/identity/contact', user)).json.profile_uuid;

@@ -25,7 +25,8 @@ describe.each([
 ])('the billing rater, %s', (_name, coalesceMs) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ BILLING_RATER_COALESCE_MS: coalesceMs });
+    // One thread (WORKER_THREADS=0): the suite drives this thread's job objects themselves (docs/operations.md 10.4).
+    t = await startTestApp({ BILLING_RATER_COALESCE_MS: coalesceMs, WORKER_THREADS: '0' });
   });
   afterAll(async () => t.close());
 
@@ -44,7 +45,7 @@ describe.each([
 });
 
 it('ends its pause for whoever waits for it: a wait shorter than the pause is met', async () => {
-  const t = await startTestApp({ BILLING_RATER_COALESCE_MS: '10000' });
+  const t = await startTestApp({ BILLING_RATER_COALESCE_MS: '10000', WORKER_THREADS: '0' });
   try {
     const trader = await registerTrader(t);
     const jobs = t.app.get(BillingJobs);

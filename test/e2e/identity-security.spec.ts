@@ -1028,7 +1028,8 @@ describe('identity: closure completion by the job (grace 0)', () => {
   let c: ReturnType<typeof client>;
   beforeAll(async () => {
     // The node's own periodic run stays out of the way (the tests run the sweep themselves).
-    t = await startTestApp({ ACCOUNT_CLOSURE_GRACE_SECONDS: '0', CLOSURE_SWEEP_INTERVAL_MS: '3600000' });
+    // One thread (WORKER_THREADS=0): the suite drives this thread's job objects themselves (docs/operations.md 10.4).
+    t = await startTestApp({ ACCOUNT_CLOSURE_GRACE_SECONDS: '0', CLOSURE_SWEEP_INTERVAL_MS: '3600000', WORKER_THREADS: '0' });
     c = client(t);
   });
   afterAll(async () => t.close());

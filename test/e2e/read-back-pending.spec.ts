@@ -16,7 +16,8 @@ let workspace: string;
 beforeAll(async () => {
   // SESSION_CACHE_MS 1: every request asks whether its session row is fresh (a wait of 0), as any request does once the
   // 1-s cache has lapsed on a slow machine; the stubs below must leave that check alone.
-  t = await startTestApp({ READ_YOUR_WRITES_TIMEOUT_MS: '300', SESSION_CACHE_MS: '1' });
+  // One thread (WORKER_THREADS=0): the lag is made by stopping this thread's projection runner.
+  t = await startTestApp({ READ_YOUR_WRITES_TIMEOUT_MS: '300', SESSION_CACHE_MS: '1', WORKER_THREADS: '0' });
   owner = await registerTrader(t);
   const ws = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: owner, payload: { name: 'Lagging' } });
   expect(ws.statusCode).toBe(201);

@@ -59,6 +59,8 @@ describe.each(['sqlite', 'postgres'] as const)('published forms after a full wal
     dataDir = mkdtempSync(join(tmpdir(), 'privacy-walk-'));
     schema = kind === 'postgres' ? `t_${hex32().slice(0, 16)}` : undefined;
     t = await startTestApp({
+      // One thread (WORKER_THREADS=0): the suite waits on this thread's publisher object (docs/operations.md 10.4).
+      WORKER_THREADS: '0',
       ...(schema ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
       DATA_DIR: dataDir, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, KAFKA_OUTBOX_POLL_MS: '20', ADMIN_EMAIL: TEST_ADMIN.email, ADMIN_PASSWORD: TEST_ADMIN.password,
       ACCOUNT_CLOSURE_GRACE_SECONDS: '0',

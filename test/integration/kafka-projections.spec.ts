@@ -41,6 +41,8 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics on %s re
     prefix = topicPrefix();
     schema = kind === 'postgres' ? `t_${randomBytes(8).toString('hex')}` : undefined;
     t = await startTestApp({
+      // One thread (WORKER_THREADS=0): the suite waits on this thread's publisher object (docs/operations.md 10.4).
+      WORKER_THREADS: '0',
       KAFKA_BROKERS: brokers.join(','),
       KAFKA_TOPIC_PREFIX: prefix,
       KAFKA_OUTBOX_POLL_MS: '20',

@@ -74,7 +74,7 @@ interface Node {
 const nodes = {} as Record<NodeName, Node>;
 
 function start(node: Node): void {
-  const env: Record<string, string | undefined> = { ...process.env, ...shared, DATA_DIR: node.dataDir, PORT: String(node.port), HOST: '127.0.0.1', NODE_ID: node.name };
+  const env: Record<string, string | undefined> = { ...process.env, ...shared, DATA_DIR: node.dataDir, PORT: String(node.port), HOST: '127.0.0.1', NODE_ID: node.name, WORKER_THREADS: '0' };
   delete env.KAFKA_BROKERS;
   delete env.EVENTSTORE_CONNECTION_STRING;
   const child = spawn(process.execPath, ['-r', HOOK, join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
