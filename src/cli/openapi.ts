@@ -24,6 +24,7 @@ export async function generateOpenApiText(): Promise<string> {
     PROJECTIONS_AUTOSTART: 'false',
     MATCHING_ENGINES: 'false',
     AUDIT_CHECKPOINTS: 'false',
+    WORKER_THREADS: '0',
     PASSWORD_HASH_COST: '10',
   });
   const app = await createApp({ config });

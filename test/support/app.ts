@@ -64,15 +64,16 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
 }
 
 /**
- * The suites run with the WORKER_THREADS of their environment (CI runs them with threads and without). A suite that
+ * The suites run with the WORKER_THREADS of their environment, the default (auto) when unset: CI runs them with the
+ * default on the machine's Node and with WORKER_THREADS=0 on the LTS. A suite that
  * brings its own clock runs on one thread (the worker threads keep the system clock), as does one on PostgreSQL.
  */
 function workerThreadsOf(options: { clock?: Clock }, env: Record<string, string>): Record<string, string> {
-  const wanted = process.env.WORKER_THREADS;
-  if (wanted === undefined) return {};
   // Worker threads run on the embedded stores only so far (platform-config.ts refuses them on shared ones).
   const shared = env.DATABASE_URL || env.EVENT_STORE_URL || env.EVENTSTORE_CONNECTION_STRING;
-  return { WORKER_THREADS: options.clock || shared ? '0' : wanted };
+  if (options.clock || shared) return { WORKER_THREADS: '0' };
+  const wanted = process.env.WORKER_THREADS;
+  return wanted === undefined ? {} : { WORKER_THREADS: wanted };
 }
 
 /**

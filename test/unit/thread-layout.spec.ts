@@ -36,8 +36,11 @@ describe('thread layout', () => {
     expect(acceptsJob({ workerThreads: 0, thread: undefined })).toBeUndefined();
   });
 
-  it('reads WORKER_THREADS: a count, auto from the machine, and none on shared stores', () => {
-    expect(loadPlatformConfig({ ...base }).workerThreads).toBe(0);
+  it('reads WORKER_THREADS: auto by default, a count, and none on shared stores or an API-only node', () => {
+    // auto by default: at least the background thread, on the embedded stores of a node that runs jobs.
+    expect(loadPlatformConfig({ ...base }).workerThreads).toBeGreaterThanOrEqual(1);
+    expect(loadPlatformConfig({ ...base, PROJECTIONS_AUTOSTART: 'false' }).workerThreads).toBe(0);
+    expect(loadPlatformConfig({ ...base, WORKER_THREADS: '0' }).workerThreads).toBe(0);
     expect(loadPlatformConfig({ ...base, WORKER_THREADS: '3' }).workerThreads).toBe(3);
     expect(loadPlatformConfig({ ...base, WORKER_THREADS: 'auto' }).workerThreads).toBeGreaterThanOrEqual(1);
     expect(loadPlatformConfig({ ...base, WORKER_THREADS: 'auto', DATABASE_URL: 'postgres://127.0.0.1/x' }).workerThreads).toBe(0);

@@ -27,11 +27,11 @@ export class EnvironmentVariables {
   SQLITE_WRITER_THREAD = false;
 
   /**
-   * Worker threads for the background jobs beside the request thread (issue 48): `auto` sizes from the machine, `0` runs
-   * everything on one thread. The embedded stores only, for now (docs/operations.md).
+   * Worker threads for the background jobs beside the request thread (issue 48): `auto` (the default) sizes from the
+   * machine, `0` runs everything on one thread. The embedded stores only, for now (docs/operations.md 10.4).
    */
   @Matches(/^(auto|\d{1,2})$/, { message: 'WORKER_THREADS must be auto or a number of threads from 0 to 64 (0: everything on one thread)' })
-  WORKER_THREADS = '0';
+  WORKER_THREADS = 'auto';
 
   @Transform(emptyToUndefined) @IsOptional() @Matches(/^esdb(\+discover)?:\/\//, { message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// or esdb+discover:// connection string (KurrentDB accepts these too)' })
   EVENTSTORE_CONNECTION_STRING?: string;
@@ -425,12 +425,14 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
 }
 
 /**
- * `auto`: a thread for the background beside the request thread where the machine has a core for it, and none on
- * shared stores (their connection budget per node, docs/operations.md 10.1.2, is planned for one thread).
+ * `auto`: threads for the background beside the request thread (one today; capped at 8 when engines get theirs), and
+ * none on shared stores (their connection budget per node, docs/operations.md 10.1.2, is planned for one thread).
  */
 function workerThreadsOf(env: EnvironmentVariables): number {
   if (env.WORKER_THREADS !== 'auto') return Number(env.WORKER_THREADS);
   if (env.EVENTSTORE_CONNECTION_STRING || env.EVENT_STORE_URL || env.DATABASE_URL) return 0;
+  // An API-only node (PROJECTIONS_AUTOSTART=false) has no background work to move.
+  if (!env.PROJECTIONS_AUTOSTART) return 0;
   return Math.min(8, Math.max(1, availableParallelism() - 1));
 }
 
