@@ -12,7 +12,9 @@ import { AppModule } from './app.module';
 import { createPlatformLogger } from './platform/logging/logger.config';
 import { MetricsService } from './platform/observability/metrics.service';
 import { moduleWorkerData } from './platform/workers/module-worker';
-import type { FromWorkerThread, ModuleExport, ToWorkerThread, WorkerThreadBoot } from './platform/workers/worker-threads.service';
+import type { FromWorkerThread, ModuleExport, ThreadAnswers, ToWorkerThread, WorkerThreadBoot } from './platform/workers/worker-threads.service';
+import { ProjectionRunner } from './platform/projections/projection-runner';
+import { ReadinessRegistry } from './platform/observability/readiness';
 import type { ReadModelDefinition } from './platform/read-model/read-model.definition';
 import type { Type } from '@nestjs/common';
 
@@ -36,9 +38,14 @@ async function boot(): Promise<void> {
   app.get(MetricsService).setThreadName(config.thread?.role ?? 'worker');
   await app.init();
   const metrics = app.get(MetricsService);
+  const answer = async <K extends keyof ThreadAnswers>(what: K): Promise<ThreadAnswers[K]> => {
+    const value: ThreadAnswers[keyof ThreadAnswers] =
+      what === 'metrics' ? await metrics.registry.getMetricsAsJSON() : { projections: app.get(ProjectionRunner).status(), checks: app.get(ReadinessRegistry).evaluate() };
+    return value as ThreadAnswers[K];
+  };
   parentPort!.on('message', (message: ToWorkerThread) => {
-    if ('metrics' in message) {
-      void metrics.registry.getMetricsAsJSON().then((families) => post({ metrics: message.metrics, families }));
+    if ('ask' in message) {
+      void answer(message.what).then((value) => post({ answer: message.ask, value }));
       return;
     }
     if (!('stop' in message)) return; // another listener's (forwarded-appends.ts: the answers to appends)

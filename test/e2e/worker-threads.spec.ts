@@ -54,8 +54,12 @@ describe('worker threads', () => {
     const engines = leases.filter((l) => l.name.startsWith('engine:'));
     expect(engines.length).toBeGreaterThan(0);
     for (const e of engines) expect(e.owner).toMatch(new RegExp(`^${t.config.nodeId}#`));
-    // The main thread runs none of them itself, and its worker thread's log lines reach the app's log.
+    // The main thread runs none of them itself; /health/ready shows them as the thread that runs them does.
     expect(runner.status().every((p) => p.state === 'stopped')).toBe(true);
+    const report = (await t.app.inject({ method: 'GET', url: '/health/ready' })).json() as { projections: Array<{ name: string; state: string }> };
+    expect(report.projections.map((p) => p.name).sort()).toEqual([...runner.names].sort());
+    expect(report.projections.every((p) => p.state === 'running')).toBe(true);
+    // Its log lines reach the app's log.
     expect(t.logs.some((line) => line.includes('"thread":"background"'))).toBe(true);
   });
 

@@ -12,7 +12,8 @@ import { MetricsService } from './metrics.service';
 // The health application in the capability registry (docs/capabilities.md).
 import './capabilities';
 import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config';
-import { ReadinessRegistry } from './readiness';
+import { ReadinessRegistry, type ReadinessCheck } from './readiness';
+import type { ProjectorStatus } from '../projections/projection-runner';
 import { mergeThreadMetrics, metricsText } from './thread-metrics';
 import { WorkerThreads } from '../workers/worker-threads.service';
 
@@ -61,16 +62,21 @@ export class HealthController {
       checks.read_models = { status: 'down', detail: describe(error, this.logger) };
     }
     await this.runner.refreshRemote().catch(() => undefined);
-    const projections = this.runner.status().map((s) => ({ name: s.name, state: s.state, checkpoint: s.checkpoint.toString(), failing: s.last_error !== null }));
+    // With worker threads the projectors run on the background thread: its states are theirs, and its modules' checks
+    // count with this thread's (each part up only where it is up on every thread). A thread that does not answer is
+    // down in `worker_threads`; the projectors are then shown as this thread follows them.
+    const threads = this.workerThreads.running ? (await this.workerThreads.threadHealth()).filter((h) => h !== null) : [];
+    const statuses = threads.length > 0 ? projectorStates(threads.map((h) => h.projections)) : this.runner.status();
+    const projections = statuses.map((s) => ({ name: s.name, state: s.state, checkpoint: s.checkpoint.toString(), failing: s.last_error !== null }));
     // Ready once every projector this node holds runs ('starting': taking its lease, seeding; not yet) and the others
     // stand by for another node. A node started with PROJECTIONS_AUTOSTART=false serves the API while others project.
-    // With worker threads the background thread runs them (its readiness is `worker_threads`); this one follows.
-    const healthy = this.config.projectionsAutostart && this.config.workerThreads === 0 ? ['running', 'standby'] : ['running', 'standby', 'stopped'];
+    const followsOnly = !this.config.projectionsAutostart || (this.config.workerThreads > 0 && threads.length === 0);
+    const healthy = followsOnly ? ['running', 'standby', 'stopped'] : ['running', 'standby'];
     const projectionsOk = projections.every((p) => healthy.includes(p.state));
     const starting = projections.filter((p) => p.state === 'starting').length;
     checks.projections = projectionsOk ? { status: 'up' } : starting > 0 ? { status: 'down', detail: `${starting} starting` } : { status: 'down' };
     // The modules' own: the matching engines this node holds, the Kafka topics where it publishes.
-    Object.assign(checks, this.readiness.evaluate());
+    Object.assign(checks, mergeChecks(this.readiness.evaluate(), threads.map((h) => h.checks)));
     const ok = Object.values(checks).every((c) => c.status === 'up');
     reply.code(ok ? 200 : 503);
     return { status: ok ? 'ok' : 'unavailable', checks, projections };
@@ -86,6 +92,20 @@ export class HealthController {
     if (workers.length === 0) return this.metrics.registry.metrics();
     return metricsText(mergeThreadMetrics(await this.metrics.registry.getMetricsAsJSON(), workers));
   }
+}
+
+/** Each projector as the thread that runs it reports it (running there; standby everywhere else). */
+function projectorStates(perThread: ProjectorStatus[][]): ProjectorStatus[] {
+  const byName = new Map<string, ProjectorStatus>();
+  for (const s of perThread.flat()) if (!byName.has(s.name) || s.state === 'running') byName.set(s.name, s);
+  return [...byName.values()];
+}
+
+/** A check is up only where it is up on every thread that has it. */
+function mergeChecks(main: Record<string, ReadinessCheck>, others: Array<Record<string, ReadinessCheck>>): Record<string, ReadinessCheck> {
+  const merged = { ...main };
+  for (const checks of others) for (const [name, check] of Object.entries(checks)) if (!merged[name] || check.status === 'down') merged[name] = check;
+  return merged;
 }
 
 /** The response names the failing part only; the driver's own text (hosts, users) goes to the log. */

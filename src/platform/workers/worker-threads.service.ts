@@ -19,7 +19,8 @@ import { SqliteEventStore, type EventRow } from '../event-store/sqlite/sqlite.ev
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../projections/node-identity';
 import { equalJitter } from '../projections/lease-loop';
 import { MetricsService } from '../observability/metrics.service';
-import { ReadinessRegistry } from '../observability/readiness';
+import { ReadinessRegistry, type ReadinessCheck } from '../observability/readiness';
+import type { ProjectorStatus } from '../projections/projection-runner';
 import { startModuleWorker } from './module-worker';
 import { answerAppend, ForwardingEventStore, type AppendAnswer, type AppendCall } from './forwarded-appends';
 import type { ThreadBus } from './thread-bus';
@@ -61,13 +62,21 @@ export interface WorkerThreadBoot {
 }
 
 /** Main → worker. */
-export type ToWorkerThread = { stop: true } | { metrics: number };
+export type ToWorkerThread = { stop: true } | { ask: number; what: keyof ThreadAnswers };
 /** Worker → main. */
-export type FromWorkerThread = { ready: true } | { failed: string } | { log: string } | { stopped: true } | { metrics: number; families: MetricFamily[] } | AppendCall;
+export type FromWorkerThread = { ready: true } | { failed: string } | { log: string } | { stopped: true } | { answer: number; value: unknown } | AppendCall;
 type MetricFamily = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
 
-/** How long a scrape waits for a worker thread's metrics: one that does not answer is left out of that scrape. */
-const METRICS_TIMEOUT_MS = 500;
+/** What the main thread asks a worker thread, and what it answers. */
+export interface ThreadAnswers {
+  /** Its registry, for the process's /metrics. */
+  metrics: MetricFamily[];
+  /** Its projectors' states and its modules' readiness checks, for the process's /health/ready. */
+  health: { projections: ProjectorStatus[]; checks: Record<string, ReadinessCheck> };
+}
+
+/** How long a scrape or a readiness check waits for a worker thread's answer (one that does not answer is down). */
+const ANSWER_TIMEOUT_MS = 500;
 
 /** src/worker-main(.js|.ts), from this file's place in src/platform/workers (and in dist/src/platform/workers). */
 const WORKER_ENTRY = join(__dirname, '..', '..', 'worker-main');
@@ -90,7 +99,7 @@ class SupervisedThread {
   private runningSince = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private onStopped: (() => void) | null = null;
-  private readonly asked = new Map<number, (families: MetricFamily[] | null) => void>();
+  private readonly asked = new Map<number, (value: unknown) => void>();
   private nextQuestion = 0;
 
   constructor(
@@ -128,9 +137,9 @@ class SupervisedThread {
           return reject(new Error(`the ${this.role} worker thread failed to start: ${message.failed}`));
         }
         if ('stopped' in message) this.onStopped?.();
-        if ('families' in message) {
-          this.asked.get(message.metrics)?.(message.families);
-          this.asked.delete(message.metrics);
+        if ('answer' in message) {
+          this.asked.get(message.answer)?.(message.value);
+          this.asked.delete(message.answer);
         }
       });
       worker.on('error', (err) => {
@@ -171,8 +180,8 @@ class SupervisedThread {
     }, delay);
   }
 
-  /** The thread's metric families, or null when it is not running or does not answer in time. */
-  metrics(): Promise<MetricFamily[] | null> {
+  /** The thread's answer, or null when it is not running or does not answer in time. */
+  ask<K extends keyof ThreadAnswers>(what: K): Promise<ThreadAnswers[K] | null> {
     const worker = this.worker;
     if (!worker || this.state !== 'running') return Promise.resolve(null);
     const id = ++this.nextQuestion;
@@ -180,12 +189,12 @@ class SupervisedThread {
       const timer = setTimeout(() => {
         this.asked.delete(id);
         resolve(null);
-      }, METRICS_TIMEOUT_MS);
-      this.asked.set(id, (families) => {
+      }, ANSWER_TIMEOUT_MS);
+      this.asked.set(id, (value) => {
         clearTimeout(timer);
-        resolve(families);
+        resolve(value as ThreadAnswers[K]);
       });
-      worker.postMessage({ metrics: id } satisfies ToWorkerThread);
+      worker.postMessage({ ask: id, what } satisfies ToWorkerThread);
     });
   }
 
@@ -273,8 +282,13 @@ export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Every running worker thread's metric families (for the main thread's /metrics: thread-metrics.ts). */
   async threadMetrics(): Promise<MetricFamily[][]> {
-    const answers = await Promise.all([...this.threads.values()].map((t) => t.metrics()));
+    const answers = await Promise.all([...this.threads.values()].map((t) => t.ask('metrics')));
     return answers.filter((a): a is MetricFamily[] => a !== null);
+  }
+
+  /** Every worker thread's projectors and readiness checks; null for a thread that is down or does not answer. */
+  threadHealth(): Promise<Array<ThreadAnswers['health'] | null>> {
+    return Promise.all([...this.threads.values()].map((t) => t.ask('health')));
   }
 
   /** A worker thread, by role (tests kill one to see its jobs resume). */
