@@ -14,7 +14,7 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(content-disposition|@noble/hashes|@scure/base)/)'],
   // A real Kafka broker for the Kafka suites (test/infra/kafka): started unless KAFKA_BROKERS names one, stopped after.
-  globalSetup: '<rootDir>/test/infra/kafka/global-setup.js',
+  globalSetup: '<rootDir>/test/infra/global-setup.js',
   globalTeardown: '<rootDir>/test/infra/kafka/global-teardown.js',
   reporters: ['default', '<rootDir>/test/infra/summary-reporter.js'],
   maxWorkers: 2,
