@@ -72,4 +72,14 @@ describe('SQLite commits heard from another thread', () => {
     expect((await firstEvents(3, sub)).map((e) => e.position)).toEqual([1n, 2n, 3n]);
     await sub.close();
   });
+
+  it('told only that the log moved (the teller held the rows back), reads them from the file at once', async () => {
+    const sub = follower.subscribeToAll();
+    const reading = firstEvents(2, sub);
+    await writer.append('s-1', [newEvent('Thing', { n: 1 }), newEvent('Thing', { n: 2 })], 'no_stream');
+    follower.heard([]);
+    // Woken without rows: without the word, the minute's poll would come after the test's timeout.
+    expect((await reading).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    await sub.close();
+  });
 });

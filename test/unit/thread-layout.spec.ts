@@ -1,6 +1,7 @@
 /** Which thread runs what (src/platform/workers/thread-layout.ts), given the configuration. */
 import { loadPlatformConfig } from '../../src/platform/config/platform-config';
 import { acceptsJob, threadNodeId, workerThreadConfig } from '../../src/platform/workers/thread-layout';
+import { commitMessage, READ_EVERY, UNREAD_MAX } from '../../src/platform/workers/worker-threads.service';
 
 const base = { NODE_ENV: 'test', DATA_DIR: '/tmp/thread-layout' };
 
@@ -47,5 +48,16 @@ describe('thread layout', () => {
     expect(() => loadPlatformConfig({ ...base, WORKER_THREADS: 'many' })).toThrow(/WORKER_THREADS must be auto or a number/);
     expect(() => loadPlatformConfig({ ...base, WORKER_THREADS: '65' })).toThrow(/WORKER_THREADS: at most 64/);
     expect(() => loadPlatformConfig({ ...base, WORKER_THREADS: '2', EVENT_STORE_URL: 'postgres://127.0.0.1/x' })).toThrow(/embedded SQLite stores only/);
+  });
+});
+
+describe('the log channel\'s back-pressure', () => {
+  const rows = [{ position: 7n }] as unknown as Parameters<typeof commitMessage>[0];
+  it('sends a commit\'s rows while the worker keeps up, and only that the log moved once it is too far behind', () => {
+    expect(commitMessage(rows, 1, 0)).toEqual({ commit: rows, seq: 1 });
+    expect(commitMessage(rows, UNREAD_MAX, 0)).toEqual({ commit: rows, seq: UNREAD_MAX });
+    expect(commitMessage(rows, UNREAD_MAX + 1, 0)).toEqual({ moved: true, seq: UNREAD_MAX + 1 });
+    // Once it says it has read on, the rows flow again.
+    expect(commitMessage(rows, UNREAD_MAX + 1, READ_EVERY)).toEqual({ commit: rows, seq: UNREAD_MAX + 1 });
   });
 });

@@ -36,9 +36,26 @@ export const PLATFORM_LOG_STREAM = Symbol('PLATFORM_LOG_STREAM');
  * channel, so an erasure is never overtaken by a commit posted after it.
  */
 export const LOG_CHANNEL = 'log';
-type LogMessage = { commit: EventRow[] } | { erased: { subject: string; kids: string[] } };
-/** The bus channel of the worker threads' erasures, to the main thread (which does not listen on LOG_CHANNEL). */
-export const ERASURES_CHANNEL = 'erasures';
+export type LogMessage = { commit: EventRow[]; seq: number } | { moved: true; seq: number } | Erasure;
+type Erasure = { erased: { subject: string; kids: string[] } };
+/**
+ * The bus channel from the worker threads to the main thread (which does not listen on LOG_CHANNEL): their erasures,
+ * and how far they have read the log channel.
+ */
+export const FROM_WORKERS_CHANNEL = 'from-workers';
+type FromWorkers = Erasure | { read: number };
+/**
+ * Back-pressure on the log channel: a worker thread says how far it has read every READ_EVERY commits; while it is more
+ * than UNREAD_MAX behind, the main thread sends only that the log moved (its subscriptions read the rows from the file,
+ * a batch at a time), so a thread that falls behind cannot make the messages queued for it grow without bound.
+ */
+export const READ_EVERY = 64;
+export const UNREAD_MAX = 1024;
+
+/** The log channel's message for the commit numbered `seq`, the workers having read up to `read`. */
+export function commitMessage(rows: EventRow[], seq: number, read: number): LogMessage {
+  return seq - read > UNREAD_MAX ? { moved: true, seq } : { commit: rows, seq };
+}
 
 /** A module's export by file, for a worker thread to load (classes and functions do not cross threads). */
 export interface ModuleExport {
@@ -305,20 +322,32 @@ export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
     // worker threads listen. (A BroadcastChannel also delivers to the other channels of its own thread: the main thread
     // does not listen to its own.) Erasures are told both ways: the closure sweep runs on a worker, an admin's on main.
     const links: Array<() => void> = [];
-    const erasure = (subject: string, kids: string[]): LogMessage => ({ erased: { subject, kids } });
+    const erasure = (subject: string, kids: string[]): Erasure => ({ erased: { subject, kids } });
     if (this.config.thread) {
       const heard = bus.listen<LogMessage>(LOG_CHANNEL, (message) => {
-        if ('erased' in message) this.keys.forget(message.erased.subject, message.erased.kids);
-        else store?.heard(message.commit);
+        if ('erased' in message) return this.keys.forget(message.erased.subject, message.erased.kids);
+        store?.heard('commit' in message ? message.commit : []);
+        if (message.seq % READ_EVERY === 0) bus.notify(FROM_WORKERS_CHANNEL, { read: message.seq } satisfies FromWorkers);
       });
       // The closure sweep runs here: its erasures reach the main thread's key cache at once.
-      links.push(() => heard.stop(), this.keys.onErased((subject, kids) => bus.notify(ERASURES_CHANNEL, erasure(subject, kids))));
+      links.push(() => heard.stop(), this.keys.onErased((subject, kids) => bus.notify(FROM_WORKERS_CHANNEL, erasure(subject, kids))));
     } else {
-      const erased = bus.listen<LogMessage>(ERASURES_CHANNEL, (message) => {
+      let seq = 0;
+      let read = 0;
+      const fromWorkers = bus.listen<FromWorkers>(FROM_WORKERS_CHANNEL, (message) => {
         if ('erased' in message) this.keys.forget(message.erased.subject, message.erased.kids);
+        // One worker reads the log channel today; with several, the slowest would set this.
+        else read = message.read;
       });
-      links.push(() => erased.stop(), this.keys.onErased((subject, kids) => bus.notify(LOG_CHANNEL, erasure(subject, kids))));
-      if (store) links.push(store.onCommitted((rows) => bus.notify(LOG_CHANNEL, { commit: rows } satisfies LogMessage)));
+      links.push(() => fromWorkers.stop(), this.keys.onErased((subject, kids) => bus.notify(LOG_CHANNEL, erasure(subject, kids))));
+      if (store) {
+        links.push(
+          store.onCommitted((rows) => {
+            seq += 1;
+            bus.notify(LOG_CHANNEL, commitMessage(rows, seq, read));
+          }),
+        );
+      }
     }
     this.unlink = () => links.forEach((stop) => stop());
   }

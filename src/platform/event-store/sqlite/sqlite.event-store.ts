@@ -237,12 +237,14 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * Another thread's commit to this log, as it announced it (onCommitted there): its rows join the tail, so the
+   * Another thread's commit to this log, as it announced it (onCommitted there), or none (rows not sent): its rows join the tail, so the
    * subscriptions here read them without a query, and wake now rather than at their next poll. Rows that do not follow
    * the tail start it again (remember); any missed are read from the file as another process's appends are.
    */
   heard(rows: EventRow[]): void {
     if (this.closed) return;
+    // Told only that the log moved on (the teller's queue to this thread was full): every subscription looks.
+    if (rows.length === 0) return this.appendWaiters.wake();
     // What the tail holds already (this thread's own commit, heard back) is not news.
     const end = this.tailStart + BigInt(this.tail.length);
     const fresh = this.tail.length > 0 ? rows.filter((row) => row.position >= end) : rows;
