@@ -16,7 +16,7 @@ import type { FromWorkerThread, ModuleExport, ThreadAnswers, ToWorkerThread, Wor
 import { ProjectionRunner } from './platform/projections/projection-runner';
 import { ReadinessRegistry } from './platform/observability/readiness';
 import type { ReadModelDefinition } from './platform/read-model/read-model.definition';
-import type { Type } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 
 function post(message: FromWorkerThread): void {
   parentPort!.postMessage(message);
@@ -24,6 +24,34 @@ function post(message: FromWorkerThread): void {
 
 async function boot(): Promise<void> {
   const { config, extras } = moduleWorkerData<WorkerThreadBoot>();
+  // Control messages are heard from the start: a stop sent while the modules boot is kept for when they have.
+  let app: INestApplicationContext | null = null;
+  let stopAsked = false;
+  const stop = (): void => {
+    if (!app) {
+      stopAsked = true;
+      return;
+    }
+    // Jobs stop and release their leases, the stores close; then the thread may end.
+    void app
+      .close()
+      .catch((err: unknown) => logger.warn({ err }, 'worker thread did not close cleanly'))
+      .finally(() => {
+        post({ stopped: true });
+        parentPort!.close();
+      });
+  };
+  parentPort!.on('message', (message: ToWorkerThread) => {
+    if ('stop' in message) return stop();
+    if ('ask' in message && app) {
+      const context = app;
+      void answer(context, message.what).then(
+        (value) => post({ answer: message.ask, value }),
+        (err: unknown) => logger.warn({ err }, 'worker thread could not answer the main thread'),
+      );
+    }
+    // Anything else is another listener's (forwarded-appends.ts: the answers to appends).
+  });
   for (const path of extras?.imports ?? []) require(path);
   const load = <T>(e: ModuleExport): T => (require(e.path) as Record<string, T>)[e.name];
   const lines = new Writable({
@@ -33,32 +61,25 @@ async function boot(): Promise<void> {
     },
   });
   const logger = createPlatformLogger(config.logLevel, lines).child({ thread: config.thread?.role });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, logger, modules: extras?.modules.map(load<Type>), readModels: extras?.readModels.map(load<ReadModelDefinition>) }), { bufferLogs: true, abortOnError: false });
-  app.useLogger(app.get(Logger));
-  app.get(MetricsService).setThreadName(config.thread?.role ?? 'worker');
-  await app.init();
-  const metrics = app.get(MetricsService);
-  const answer = async <K extends keyof ThreadAnswers>(what: K): Promise<ThreadAnswers[K]> => {
-    const value: ThreadAnswers[keyof ThreadAnswers] =
-      what === 'metrics' ? await metrics.registry.getMetricsAsJSON() : { projections: app.get(ProjectionRunner).status(), checks: app.get(ReadinessRegistry).evaluate() };
-    return value as ThreadAnswers[K];
-  };
-  parentPort!.on('message', (message: ToWorkerThread) => {
-    if ('ask' in message) {
-      void answer(message.what).then((value) => post({ answer: message.ask, value }));
-      return;
-    }
-    if (!('stop' in message)) return; // another listener's (forwarded-appends.ts: the answers to appends)
-    // Jobs stop and release their leases, the stores close; then the thread may end.
-    void app
-      .close()
-      .catch((err: unknown) => logger.warn({ err }, 'worker thread did not close cleanly'))
-      .finally(() => {
-        post({ stopped: true });
-        parentPort!.close();
-      });
-  });
+  const context = await NestFactory.createApplicationContext(
+    AppModule.forRoot({ config, logger, modules: extras?.modules.map(load<Type>), readModels: extras?.readModels.map(load<ReadModelDefinition>) }),
+    { bufferLogs: true, abortOnError: false },
+  );
+  context.useLogger(context.get(Logger));
+  context.get(MetricsService).setThreadName(config.thread?.role ?? 'worker');
+  await context.init();
+  app = context;
   post({ ready: true });
+  if (stopAsked) stop();
+}
+
+/** What the main thread asks of this thread (its /metrics and /health/ready count this thread's part). */
+async function answer<K extends keyof ThreadAnswers>(app: INestApplicationContext, what: K): Promise<ThreadAnswers[K]> {
+  const value: ThreadAnswers[keyof ThreadAnswers] =
+    what === 'metrics'
+      ? await app.get(MetricsService).registry.getMetricsAsJSON()
+      : { projections: app.get(ProjectionRunner).status(), checks: app.get(ReadinessRegistry).evaluate() };
+  return value as ThreadAnswers[K];
 }
 
 boot().catch((error: unknown) => {

@@ -14,6 +14,7 @@ describe('thread metrics', () => {
     family('platform_jobs_held', 'gauge', [[{}, 3]]),
     family('platform_projection_lag', 'gauge', [[{ projection: 'orders' }, 40]]),
     family('platform_matching_engine_up', 'gauge', [[{ market: 'm' }, 1]]),
+    family('platform_audit_checkpointer_up', 'gauge', [[{ state: 'standby' }, 1]]),
   ];
   const worker = [
     family('process_cpu_seconds_total', 'counter', [[{}, 10]]),
@@ -22,6 +23,8 @@ describe('thread metrics', () => {
     family('platform_projection_lag', 'gauge', [[{ projection: 'orders' }, 0]]),
     family('platform_matching_engine_up', 'gauge', [[{ market: 'm' }, 0]]),
     family('platform_worker_only', 'gauge', [[{}, 7]]),
+    family('platform_audit_checkpointer_up', 'gauge', [[{ state: 'failing' }, 0]]),
+    family('platform_billing_rater_position', 'gauge', [[{}, 42]]),
   ];
   const merged = new Map(mergeThreadMetrics(main, [worker]).map((f) => [f.name, f.values.map((v) => [v.labels, v.value])]));
 
@@ -32,6 +35,9 @@ describe('thread metrics', () => {
 
   it('takes the projectors\' figures from the thread that runs them, the rest from the main thread alone', () => {
     expect(merged.get('platform_projection_lag')).toEqual([[{ projection: 'orders' }, 0]]);
+    // The jobs' own: a checkpointer failing on the worker is not hidden by the main thread's standby.
+    expect(merged.get('platform_audit_checkpointer_up')).toEqual([[{ state: 'failing' }, 0]]);
+    expect(merged.get('platform_billing_rater_position')).toEqual([[{}, 42]]);
     // The process's own figures are not counted twice; what the main thread runs is its to say.
     expect(merged.get('process_cpu_seconds_total')).toEqual([[{}, 10]]);
     expect(merged.get('platform_matching_engine_up')).toEqual([[{ market: 'm' }, 1]]);

@@ -65,7 +65,8 @@ export class HealthController {
     // With worker threads the projectors run on the background thread: its states are theirs, and its modules' checks
     // count with this thread's (each part up only where it is up on every thread). A thread that does not answer is
     // down in `worker_threads`; the projectors are then shown as this thread follows them.
-    const threads = this.workerThreads.running ? (await this.workerThreads.threadHealth()).filter((h) => h !== null) : [];
+    const answers = this.workerThreads.running ? await this.workerThreads.threadHealth() : [];
+    const threads = answers.filter((h) => h !== null);
     const statuses = threads.length > 0 ? projectorStates(threads.map((h) => h.projections)) : this.runner.status();
     const projections = statuses.map((s) => ({ name: s.name, state: s.state, checkpoint: s.checkpoint.toString(), failing: s.last_error !== null }));
     // Ready once every projector this node holds runs ('starting': taking its lease, seeding; not yet) and the others
@@ -77,6 +78,8 @@ export class HealthController {
     checks.projections = projectionsOk ? { status: 'up' } : starting > 0 ? { status: 'down', detail: `${starting} starting` } : { status: 'down' };
     // The modules' own: the matching engines this node holds, the Kafka topics where it publishes.
     Object.assign(checks, mergeChecks(this.readiness.evaluate(), threads.map((h) => h.checks)));
+    // Running but silent (wedged, or too busy to answer in time): what it runs cannot be vouched for.
+    if (threads.length < answers.length && checks.worker_threads?.status === 'up') checks.worker_threads = { status: 'down', detail: 'a worker thread does not answer' };
     const ok = Object.values(checks).every((c) => c.status === 'up');
     reply.code(ok ? 200 : 503);
     return { status: ok ? 'ok' : 'unavailable', checks, projections };

@@ -10,10 +10,19 @@ type Family = MetricObjectWithValues<MetricValue<string>>;
 const SUMMED = new Set(['platform_thread_cpu_seconds_total', 'platform_jobs_held', 'platform_job_held', 'platform_leases_lost_total']);
 
 /**
- * Families about the projectors: the thread that runs them reports them as they are; the main thread, which only
- * follows their announced checkpoints there, defers to it while it answers.
+ * Families about the jobs the worker threads run (the projectors, the rater, the checkpointer, the publisher): the
+ * thread that runs them reports them as they are; the main thread, where they stand by, defers to it while it answers.
  */
-const RUN_ELSEWHERE = new Set(['platform_projection_checkpoint_position', 'platform_projection_lag', 'platform_projection_up']);
+const RUN_ELSEWHERE = new Set([
+  'platform_projection_checkpoint_position',
+  'platform_projection_lag',
+  'platform_projection_up',
+  'platform_billing_rater_position',
+  'platform_audit_checkpoint_position',
+  'platform_audit_checkpointer_up',
+  'platform_kafka_publisher_position',
+  'platform_kafka_publisher_up',
+]);
 
 /**
  * The main thread's families, with the workers' shares added (SUMMED), the projectors' taken from the workers that

@@ -6,7 +6,7 @@
  * carries the log's commits from the one thread that writes them to the others (ThreadBus), so their subscriptions
  * read them from memory when they land.
  */
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { Logger } from 'nestjs-pino';
@@ -110,12 +110,13 @@ type ThreadState = 'starting' | 'running' | 'restarting' | 'stopped';
 class SupervisedThread {
   state: ThreadState = 'stopped';
   restarts = 0;
+  /** The thread that runs now (or boots); `live` also holds one still ending. */
   private worker: Worker | null = null;
+  private readonly live = new Set<Worker>();
   private stopping = false;
   private backoffMs = RESTART_FIRST_MS;
-  private runningSince = 0;
   private restartTimer: NodeJS.Timeout | null = null;
-  private onStopped: (() => void) | null = null;
+  private readonly ended = new Map<Worker, () => void>();
   private readonly asked = new Map<number, (value: unknown) => void>();
   private nextQuestion = 0;
 
@@ -130,13 +131,23 @@ class SupervisedThread {
     },
   ) {}
 
-  /** Starts the thread; resolves once its modules run, rejects if it fails or exits before. */
+  /**
+   * Starts the thread; resolves once its modules run, rejects if it fails or exits before. A thread that dies after
+   * it ran is restarted from its exit (the one place that decides it); one that fails to boot, from this rejection.
+   */
   start(): Promise<void> {
     this.state = this.restarts > 0 ? 'restarting' : 'starting';
     return new Promise<void>((resolve, reject) => {
-      let settled = false;
+      let booting = true;
+      let runningSince = 0;
+      const failed = (error: Error): void => {
+        if (!booting) return;
+        booting = false;
+        reject(error);
+      };
       const worker = startModuleWorker(WORKER_ENTRY, this.boot);
       this.worker = worker;
+      this.live.add(worker);
       worker.on('message', (message: FromWorkerThread) => {
         if ('log' in message) return this.events.log(message.log);
         if ('append' in message) {
@@ -144,46 +155,40 @@ class SupervisedThread {
           return;
         }
         if ('ready' in message) {
-          this.state = 'running';
-          this.runningSince = Date.now();
-          settled = true;
+          booting = false;
+          runningSince = Date.now();
+          if (!this.stopping && this.worker === worker) this.state = 'running';
           return resolve();
         }
-        if ('failed' in message && !settled) {
-          settled = true;
-          return reject(new Error(`the ${this.role} worker thread failed to start: ${message.failed}`));
-        }
-        if ('stopped' in message) this.onStopped?.();
+        if ('failed' in message) return failed(new Error(`the ${this.role} worker thread failed to start: ${message.failed}`));
+        if ('stopped' in message) this.ended.get(worker)?.();
         if ('answer' in message) {
           this.asked.get(message.answer)?.(message.value);
           this.asked.delete(message.answer);
         }
       });
       worker.on('error', (err) => {
-        if (!settled) {
-          settled = true;
-          reject(err);
-        } else this.events.warn({ err, thread: this.role }, 'worker thread failed');
+        if (booting) failed(err);
+        else this.events.warn({ err, thread: this.role }, 'worker thread failed');
       });
       worker.on('exit', (code) => {
-        if (this.worker === worker) this.worker = null;
-        this.onStopped?.();
-        if (!settled) {
-          settled = true;
-          reject(new Error(`the ${this.role} worker thread exited (code ${code}) before it was ready`));
-          return;
-        }
-        if (this.stopping) return;
-        this.exitedUnexpectedly(code);
+        this.live.delete(worker);
+        this.ended.get(worker)?.();
+        if (booting) return failed(new Error(`the ${this.role} worker thread exited (code ${code}) before it was ready`));
+        if (this.worker !== worker || this.stopping) return;
+        this.worker = null;
+        // A thread that had run a while starts its back-off over; one dying again soon after its restart doubles it.
+        if (Date.now() - runningSince > STABLE_AFTER_MS) this.backoffMs = RESTART_FIRST_MS;
+        this.restartSoon(code);
       });
     });
   }
 
-  private exitedUnexpectedly(code: number): void {
+  private restartSoon(code: number): void {
+    if (this.restartTimer || this.stopping) return;
     this.state = 'restarting';
     this.restarts += 1;
     this.events.restarted(this.role);
-    if (Date.now() - this.runningSince > STABLE_AFTER_MS) this.backoffMs = RESTART_FIRST_MS;
     const delay = equalJitter(this.backoffMs);
     this.backoffMs = Math.min(RESTART_MAX_MS, this.backoffMs * 2);
     this.events.warn({ thread: this.role, code, restart_in_ms: Math.round(delay) }, 'worker thread exited; restarting it');
@@ -192,7 +197,7 @@ class SupervisedThread {
       if (this.stopping) return;
       this.start().catch((err: unknown) => {
         this.events.warn({ err, thread: this.role }, 'worker thread restart failed');
-        if (!this.stopping) this.exitedUnexpectedly(1);
+        this.restartSoon(1);
       });
     }, delay);
   }
@@ -220,27 +225,32 @@ class SupervisedThread {
     await this.worker?.terminate();
   }
 
-  /** Asks the thread to stop its jobs and close its stores; terminates it if it does not in time. */
+  /** Asks every thread of this role to stop its jobs and close its stores; terminates one that does not in time. */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    const worker = this.worker;
+    this.restartTimer = null;
     this.state = 'stopped';
-    if (!worker) return;
+    this.worker = null;
+    await Promise.all([...this.live].map((worker) => this.stopOne(worker)));
+  }
+
+  private async stopOne(worker: Worker): Promise<void> {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => void worker.terminate().then(() => resolve()), STOP_TIMEOUT_MS);
-      this.onStopped = () => {
+      this.ended.set(worker, () => {
         clearTimeout(timer);
         resolve();
-      };
+      });
       worker.postMessage({ stop: true } satisfies ToWorkerThread);
     });
+    this.ended.delete(worker);
     await worker.terminate();
   }
 }
 
 @Injectable()
-export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
+export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly threads = new Map<ThreadRoleName, SupervisedThread>();
   private unlink: (() => void) | null = null;
 
@@ -285,8 +295,11 @@ export class WorkerThreads implements OnApplicationBootstrap, OnModuleDestroy {
     await thread.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    // Before the main thread's stores close: the threads release their leases and close theirs first.
+  /**
+   * After HTTP has closed (the projectors keep serving read-your-writes until then), before the main thread's stores
+   * close (PlatformModule's own hook runs after its providers'): the threads release their leases and close theirs.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.threads.values()].map((t) => t.stop()));
     this.unlink?.();
     this.bus?.close();
