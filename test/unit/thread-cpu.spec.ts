@@ -44,8 +44,12 @@ onLinux('the calling thread on Linux', () => {
   it('given another thread busy while this one waits, then this thread\'s time grows by far less than the process\'s', async () => {
     const before = threadCpu();
     const processBefore = process.cpuUsage();
-    // A worker spinning for 600 ms of CPU while this thread only waits for it.
-    const worker = new Worker('const end = Date.now() + 600; while (Date.now() < end) {} ', { eval: true });
+    // A worker spinning until it has used 600 ms of CPU (not of wall time: on a loaded machine they differ), while
+    // this thread only waits for it.
+    const worker = new Worker(
+      'const start = process.cpuUsage(); const used = () => { const u = process.cpuUsage(start); return (u.user + u.system) / 1e3; }; while (used() < 600) {}',
+      { eval: true },
+    );
     await new Promise((resolve, reject) => worker.on('exit', resolve).on('error', reject));
     const processUsed = process.cpuUsage(processBefore);
     const processSeconds = (processUsed.user + processUsed.system) / 1e6;
@@ -55,8 +59,14 @@ onLinux('the calling thread on Linux', () => {
 
   it('given this thread busy, then its time grows by about as much', () => {
     const before = threadCpu();
-    const end = Date.now() + 300;
-    while (Date.now() < end) {
+    const processBefore = process.cpuUsage();
+    // Spin until the process has used 300 ms of CPU: with no other thread of this process busy, about all of it is
+    // this thread's (the kernel's ticks are 10 ms).
+    const used = (): number => {
+      const u = process.cpuUsage(processBefore);
+      return (u.user + u.system) / 1e6;
+    };
+    while (used() < 0.3) {
       // spin: CPU on this thread
     }
     expect(threadCpu() - before).toBeGreaterThan(0.2);
