@@ -1,6 +1,6 @@
 /** Which thread runs what (src/platform/workers/thread-layout.ts), given the configuration. */
 import { loadPlatformConfig } from '../../src/platform/config/platform-config';
-import { acceptsJob, threadNodeId, workerThreadConfig } from '../../src/platform/workers/thread-layout';
+import { acceptsJob, threadNodeId, threadRoles, workerThreadConfig } from '../../src/platform/workers/thread-layout';
 import { commitMessage, READ_EVERY, UNREAD_MAX } from '../../src/platform/workers/worker-threads.service';
 
 const base = { NODE_ENV: 'test', DATA_DIR: '/tmp/thread-layout' };
@@ -30,11 +30,24 @@ describe('thread layout', () => {
 
   it('keeps the engines on the main thread and every other job on the background thread; alone, a node takes all', () => {
     const main = acceptsJob({ workerThreads: 1, thread: undefined })!;
-    const background = acceptsJob({ workerThreads: 0, thread: { role: 'background', busId: 'b' } })!;
+    const background = acceptsJob({ workerThreads: 0, thread: { role: 'background', busId: 'b', threads: 1 } })!;
     const jobs = ['trading-orders', 'billing:rater', 'billing-period-close', 'engine:6f1c'];
     expect(jobs.map(main)).toEqual([false, false, false, true]);
     expect(jobs.map(background)).toEqual([true, true, true, false]);
     expect(acceptsJob({ workerThreads: 0, thread: undefined })).toBeUndefined();
+  });
+
+  it('with more threads, spreads the engines over engine threads and leaves the main thread to HTTP', () => {
+    expect(threadRoles(0)).toEqual([]);
+    expect(threadRoles(1)).toEqual(['background']);
+    expect(threadRoles(3)).toEqual(['background', 'engines-1', 'engines-2']);
+    const jobs = ['trading-orders', 'billing:rater', 'engine:6f1c'];
+    expect(jobs.map(acceptsJob({ workerThreads: 3, thread: undefined })!)).toEqual([false, false, false]);
+    expect(jobs.map(acceptsJob({ workerThreads: 0, thread: { role: 'engines-2', busId: 'b', threads: 3 } })!)).toEqual([false, false, true]);
+    expect(jobs.map(acceptsJob({ workerThreads: 0, thread: { role: 'background', busId: 'b', threads: 3 } })!)).toEqual([true, true, false]);
+    const main = loadPlatformConfig({ ...base, WORKER_THREADS: '3' });
+    const engines = workerThreadConfig(main, 'node-a', 'engines-1', 'bus-1');
+    expect(engines).toMatchObject({ nodeId: 'node-a.engines-1', matchingEngines: true, projectionsAutostart: false, kafkaPublisher: false, auditCheckpoints: false, thread: { role: 'engines-1', threads: 3 } });
   });
 
   it('reads WORKER_THREADS: auto by default, a count, and none on shared stores or an API-only node', () => {

@@ -425,7 +425,7 @@ export function toPlatformConfig(env: EnvironmentVariables): PlatformConfig {
 }
 
 /**
- * `auto`: threads for the background beside the request thread (one today; capped at 8 when engines get theirs), and
+ * `auto`: the background thread beside the request thread, and engine threads on machines with cores for them, and
  * none on shared stores (their connection budget per node, docs/operations.md 10.1.2, is planned for one thread).
  */
 function workerThreadsOf(env: EnvironmentVariables): number {
@@ -433,7 +433,9 @@ function workerThreadsOf(env: EnvironmentVariables): number {
   if (env.EVENTSTORE_CONNECTION_STRING || env.EVENT_STORE_URL || env.DATABASE_URL) return 0;
   // An API-only node (PROJECTIONS_AUTOSTART=false) has no background work to move.
   if (!env.PROJECTIONS_AUTOSTART) return 0;
-  return Math.min(8, Math.max(1, availableParallelism() - 1));
+  // The background thread; on 3 cores or more, engine threads beside it (each about 120 MB: at most 3).
+  const cores = availableParallelism();
+  return cores <= 2 ? 1 : Math.min(4, cores - 1);
 }
 
 export function loadPlatformConfig(raw: Record<string, unknown> = process.env): PlatformConfig {

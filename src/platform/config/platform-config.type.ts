@@ -5,8 +5,11 @@
  * main thread. The main thread's own config has none.
  */
 export interface WorkerThreadRole {
-  role: 'background';
+  /** `background` (every job but the engines) or `engines-<n>` (a share of the matching engines). */
+  role: 'background' | `engines-${number}`;
   busId: string;
+  /** How many worker threads the process runs (the main thread's WORKER_THREADS, resolved). */
+  threads: number;
 }
 
 export interface PlatformConfig {

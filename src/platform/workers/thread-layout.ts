@@ -3,15 +3,23 @@
  * member of the node membership of its own (`<node>.<role>`), so jobs move between threads with the leases and
  * fencing they move between nodes with; what a member accepts keeps each job on its thread's role.
  *
- * Today: the background thread runs every job but the matching engines (the projectors, the billing rater, the sweeps,
- * the audit checkpointer, the Kafka publishers); the main thread serves HTTP and runs the engines. Every append is made
- * by the main thread's store, the log's one writer (forwarded-appends.ts).
+ * The background thread runs every job but the matching engines (the projectors, the billing rater, the sweeps, the
+ * audit checkpointer, the Kafka publishers). With one worker thread the main thread serves HTTP and runs the engines;
+ * with more, the engines are spread over engine threads (`engines-1`, `engines-2`, …: the membership shares the
+ * markets among them as among nodes) and the main thread serves HTTP alone. Every append is made by the main thread's
+ * store, the log's one writer (forwarded-appends.ts).
  */
 import { createHash } from 'node:crypto';
 import type { PlatformConfig } from '../config/platform-config';
 import { acceptingJobs } from '../jobs/job-assignment';
 
-export type ThreadRoleName = 'background';
+export type ThreadRoleName = 'background' | `engines-${number}`;
+
+/** The worker threads of a process of `workerThreads` (WORKER_THREADS, resolved): the background thread first. */
+export function threadRoles(workerThreads: number): ThreadRoleName[] {
+  if (workerThreads <= 0) return [];
+  return ['background', ...Array.from({ length: workerThreads - 1 }, (_, i): ThreadRoleName => `engines-${i + 1}`)];
+}
 
 /** The node id a worker thread joins the membership under: `<node>.<role>`, within NODE_ID's 64 characters. */
 export function threadNodeId(nodeId: string, role: ThreadRoleName): string {
@@ -27,27 +35,24 @@ export function threadNodeId(nodeId: string, role: ThreadRoleName): string {
  * main thread does (markets seeded, the first admin, the engines) and no threads of its own.
  */
 export function workerThreadConfig(main: PlatformConfig, nodeId: string, role: ThreadRoleName, busId: string): PlatformConfig {
-  return {
-    ...main,
-    nodeId: threadNodeId(nodeId, role),
-    workerThreads: 0,
-    thread: { role, busId },
-    seedMarkets: false,
-    adminEmail: undefined,
-    adminPassword: undefined,
-    matchingEngines: false,
-  };
+  const base = { ...main, nodeId: threadNodeId(nodeId, role), workerThreads: 0, thread: { role, busId, threads: main.workerThreads }, seedMarkets: false, adminEmail: undefined, adminPassword: undefined };
+  if (role === 'background') return { ...base, matchingEngines: false };
+  // An engine thread: the engines of its share of the markets, and nothing else started.
+  return { ...base, matchingEngines: main.matchingEngines, projectionsAutostart: false, kafkaPublisher: false, auditCheckpoints: false };
 }
 
 /** The matching engines' jobs (`engine:<market_uuid>`, engine-host.ts). */
 const ENGINES = 'engine:*';
 
 /**
- * What a member of this process's membership takes: a background thread every job but the engines, the main thread
- * the engines when a background thread runs the rest, and everything when it runs alone.
+ * What a member of this process's membership takes: a background thread every job but the engines; an engine thread
+ * the engines; the main thread the engines when no engine thread runs them, nothing when one does, and everything when
+ * it runs alone.
  */
 export function acceptsJob(config: Pick<PlatformConfig, 'workerThreads' | 'thread'>): ((job: string) => boolean) | undefined {
   if (config.thread?.role === 'background') return acceptingJobs(['*', `!${ENGINES}`]);
-  if (config.workerThreads > 0) return acceptingJobs([ENGINES]);
+  if (config.thread) return acceptingJobs([ENGINES]);
+  if (config.workerThreads === 1) return acceptingJobs([ENGINES]);
+  if (config.workerThreads > 1) return acceptingJobs([]);
   return undefined;
 }

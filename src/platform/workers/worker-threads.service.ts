@@ -24,7 +24,7 @@ import type { ProjectorStatus } from '../projections/projection-runner';
 import { startModuleWorker } from './module-worker';
 import { answerAppend, ForwardingEventStore, type AppendAnswer, type AppendCall } from './forwarded-appends';
 import type { ThreadBus } from './thread-bus';
-import { workerThreadConfig, type ThreadRoleName } from './thread-layout';
+import { threadRoles, workerThreadConfig, type ThreadRoleName } from './thread-layout';
 
 export const THREAD_BUS = Symbol('THREAD_BUS');
 /** Where the main thread writes its worker threads' log lines (the app's log stream). */
@@ -43,7 +43,7 @@ type Erasure = { erased: { subject: string; kids: string[] } };
  * and how far they have read the log channel.
  */
 export const FROM_WORKERS_CHANNEL = 'from-workers';
-type FromWorkers = Erasure | { read: number };
+type FromWorkers = Erasure | { read: number; from: string };
 /**
  * Back-pressure on the log channel: a worker thread says how far it has read every READ_EVERY commits; while it is more
  * than UNREAD_MAX behind, the main thread sends only that the log moved (its subscriptions read the rows from the file,
@@ -283,16 +283,17 @@ export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutd
       },
     });
     const restarts = new Counter({ name: 'platform_worker_thread_restarts_total', help: 'Worker threads restarted after they died.', labelNames: ['thread'], registers: [this.metrics.registry] });
-    const role: ThreadRoleName = 'background';
-    restarts.inc({ thread: role }, 0);
-    const thread = new SupervisedThread(role, { config: workerThreadConfig(this.config, this.identity.nodeId, role, this.bus.id), extras: this.extras }, {
-      log: (line) => (this.logStream ?? process.stdout).write(line),
-      append: (call) => answerAppend(this.store, call),
-      warn: (obj, msg) => this.logger.warn(obj, msg),
-      restarted: (r) => restarts.inc({ thread: r }),
-    });
-    this.threads.set(role, thread);
-    await thread.start();
+    for (const role of threadRoles(this.config.workerThreads)) {
+      restarts.inc({ thread: role }, 0);
+      const thread = new SupervisedThread(role, { config: workerThreadConfig(this.config, this.identity.nodeId, role, this.bus.id), extras: this.extras }, {
+        log: (line) => (this.logStream ?? process.stdout).write(line),
+        append: (call) => answerAppend(this.store, call),
+        warn: (obj, msg) => this.logger.warn(obj, msg),
+        restarted: (r) => restarts.inc({ thread: r }),
+      });
+      this.threads.set(role, thread);
+    }
+    await Promise.all([...this.threads.values()].map((t) => t.start()));
   }
 
   /**
@@ -337,27 +338,32 @@ export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutd
     const links: Array<() => void> = [];
     const erasure = (subject: string, kids: string[]): Erasure => ({ erased: { subject, kids } });
     if (this.config.thread) {
+      const role = this.config.thread.role;
       const heard = bus.listen<LogMessage>(LOG_CHANNEL, (message) => {
         if ('erased' in message) return this.keys.forget(message.erased.subject, message.erased.kids);
         store?.heard('commit' in message ? message.commit : []);
-        if (message.seq % READ_EVERY === 0) bus.notify(FROM_WORKERS_CHANNEL, { read: message.seq } satisfies FromWorkers);
+        if (message.seq % READ_EVERY === 0) bus.notify(FROM_WORKERS_CHANNEL, { read: message.seq, from: role } satisfies FromWorkers);
       });
-      // The closure sweep runs here: its erasures reach the main thread's key cache at once.
-      links.push(() => heard.stop(), this.keys.onErased((subject, kids) => bus.notify(FROM_WORKERS_CHANNEL, erasure(subject, kids))));
+      // Another worker's erasures (the closure sweep runs on the background thread) reach this key cache too.
+      const erased = bus.listen<FromWorkers>(FROM_WORKERS_CHANNEL, (message) => {
+        if ('erased' in message) this.keys.forget(message.erased.subject, message.erased.kids);
+      });
+      links.push(() => heard.stop(), () => erased.stop(), this.keys.onErased((subject, kids) => bus.notify(FROM_WORKERS_CHANNEL, erasure(subject, kids))));
     } else {
       let seq = 0;
-      let read = 0;
+      // How far each worker thread has read; the slowest sets what the others are sent.
+      const readBy = new Map<string, number>();
+      const read = (): number => (readBy.size < this.threads.size ? 0 : Math.min(...readBy.values()));
       const fromWorkers = bus.listen<FromWorkers>(FROM_WORKERS_CHANNEL, (message) => {
         if ('erased' in message) this.keys.forget(message.erased.subject, message.erased.kids);
-        // One worker reads the log channel today; with several, the slowest would set this.
-        else read = message.read;
+        else readBy.set(message.from, message.read);
       });
       links.push(() => fromWorkers.stop(), this.keys.onErased((subject, kids) => bus.notify(LOG_CHANNEL, erasure(subject, kids))));
       if (store) {
         links.push(
           store.onCommitted((rows) => {
             seq += 1;
-            bus.notify(LOG_CHANNEL, commitMessage(rows, seq, read));
+            bus.notify(LOG_CHANNEL, commitMessage(rows, seq, read()));
           }),
         );
       }
