@@ -82,4 +82,15 @@ describe('SQLite commits heard from another thread', () => {
     expect((await reading).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
     await sub.close();
   });
+
+  it('told where the log ends, reads what follows its tail once, for every subscription', async () => {
+    const subs = [follower.subscribeToAll(), follower.subscribeToAll()];
+    const reading = subs.map((sub) => firstEvents(3, sub));
+    await writer.append('s-1', [newEvent('Thing', { n: 1 }), newEvent('Thing', { n: 2 })], 'no_stream');
+    const { position } = await writer.append('s-2', [newEvent('Thing', { n: 3 })], 'no_stream');
+    follower.heardUpTo(position);
+    follower.heardUpTo(position); // told twice: nothing more
+    for (const events of await Promise.all(reading)) expect(events.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    for (const sub of subs) await sub.close();
+  });
 });

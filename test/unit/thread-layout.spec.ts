@@ -65,12 +65,11 @@ describe('thread layout', () => {
 });
 
 describe('the log channel\'s back-pressure', () => {
-  const rows = [{ position: 7n }] as unknown as Parameters<typeof commitMessage>[0];
-  it('sends a commit\'s rows while the worker keeps up, and only that the log moved once it is too far behind', () => {
-    expect(commitMessage(rows, 1, 0)).toEqual({ commit: rows, seq: 1 });
-    expect(commitMessage(rows, UNREAD_MAX, 0)).toEqual({ commit: rows, seq: UNREAD_MAX });
-    expect(commitMessage(rows, UNREAD_MAX + 1, 0)).toEqual({ moved: true, seq: UNREAD_MAX + 1 });
-    // Once it says it has read on, the rows flow again.
-    expect(commitMessage(rows, UNREAD_MAX + 1, READ_EVERY)).toEqual({ commit: rows, seq: UNREAD_MAX + 1 });
+  it('tells a worker where the log ends while it keeps up, and nothing once it is too far behind', () => {
+    expect(commitMessage(7n, 1, 0)).toEqual({ moved: 7n, seq: 1 });
+    expect(commitMessage(7n, UNREAD_MAX, 0)).toEqual({ moved: 7n, seq: UNREAD_MAX });
+    expect(commitMessage(7n, UNREAD_MAX + 1, 0)).toBeNull();
+    // Once it says it has read on, it is told again.
+    expect(commitMessage(7n, UNREAD_MAX + 1, READ_EVERY)).toEqual({ moved: 7n, seq: UNREAD_MAX + 1 });
   });
 });

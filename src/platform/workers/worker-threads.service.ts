@@ -31,12 +31,13 @@ export const THREAD_BUS = Symbol('THREAD_BUS');
 export const PLATFORM_LOG_STREAM = Symbol('PLATFORM_LOG_STREAM');
 
 /**
- * The bus channel of what the log's readers must learn in order: the rows of each commit, posted by the thread that
- * committed them, and each erasure of a data subject's keys (every thread's key cache forgets them at once). One
- * channel, so an erasure is never overtaken by a commit posted after it.
+ * The bus channel of what the log's readers must learn in order: where the log ends after each commit (the thread that
+ * committed tells; each worker reads the new rows once, SqliteEventStore.heardUpTo), and each erasure of a data
+ * subject's keys (every thread's key cache forgets them at once). One channel, so an erasure is never overtaken by a
+ * commit told after it.
  */
 export const LOG_CHANNEL = 'log';
-export type LogMessage = { commit: EventRow[]; seq: number } | { moved: true; seq: number } | Erasure;
+export type LogMessage = { moved: bigint; seq: number } | Erasure;
 type Erasure = { erased: { subject: string; kids: string[] } };
 /**
  * The bus channel from the worker threads to the main thread (which does not listen on LOG_CHANNEL): their erasures,
@@ -46,15 +47,19 @@ export const FROM_WORKERS_CHANNEL = 'from-workers';
 type FromWorkers = Erasure | { read: number; from: string };
 /**
  * Back-pressure on the log channel: a worker thread says how far it has read every READ_EVERY commits; while it is more
- * than UNREAD_MAX behind, the main thread sends only that the log moved (its subscriptions read the rows from the file,
- * a batch at a time), so a thread that falls behind cannot make the messages queued for it grow without bound.
+ * than UNREAD_MAX behind, the main thread stops telling it (its subscriptions find the commits at their next poll and
+ * read the file a batch at a time), so a thread that falls behind cannot make the messages queued for it grow.
  */
 export const READ_EVERY = 64;
 export const UNREAD_MAX = 1024;
 
-/** The log channel's message for the commit numbered `seq`, the workers having read up to `read`. */
-export function commitMessage(rows: EventRow[], seq: number, read: number): LogMessage {
-  return seq - read > UNREAD_MAX ? { moved: true, seq } : { commit: rows, seq };
+/**
+ * The log channel's message for the commit numbered `seq` that ends at `position`, the workers having read up to
+ * `read`, or none. Only the position: the rows are read once on the worker thread (SqliteEventStore.heardUpTo), which
+ * costs it less than their structured clone cost the main thread (about 90 µs an order, measured).
+ */
+export function commitMessage(position: bigint, seq: number, read: number): LogMessage | null {
+  return seq - read > UNREAD_MAX ? null : { moved: position, seq };
 }
 
 /** A module's export by file, for a worker thread to load (classes and functions do not cross threads). */
@@ -341,7 +346,7 @@ export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutd
       const role = this.config.thread.role;
       const heard = bus.listen<LogMessage>(LOG_CHANNEL, (message) => {
         if ('erased' in message) return this.keys.forget(message.erased.subject, message.erased.kids);
-        store?.heard('commit' in message ? message.commit : []);
+        store?.heardUpTo(message.moved);
         if (message.seq % READ_EVERY === 0) bus.notify(FROM_WORKERS_CHANNEL, { read: message.seq, from: role } satisfies FromWorkers);
       });
       // Another worker's erasures (the closure sweep runs on the background thread) reach this key cache too.
@@ -363,7 +368,8 @@ export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutd
         links.push(
           store.onCommitted((rows) => {
             seq += 1;
-            bus.notify(LOG_CHANNEL, commitMessage(rows, seq, read()));
+            const message = commitMessage(rows[rows.length - 1].position, seq, read());
+            if (message) bus.notify(LOG_CHANNEL, message);
           }),
         );
       }

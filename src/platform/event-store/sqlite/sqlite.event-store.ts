@@ -230,6 +230,19 @@ export class SqliteEventStore implements EventStore {
     if (committed.length > 0) for (const listener of this.committedListeners) listener(committed);
   }
 
+  /**
+   * Another thread committed up to `position` (its announcement carried no rows: serializing them cost the committing
+   * thread more than reading them costs here): the rows after the tail are read once, for every subscription, and
+   * join it as if heard. At most a tail's worth: beyond that the subscriptions read the file a batch at a time.
+   */
+  heardUpTo(position: bigint): void {
+    if (this.closed) return;
+    const end = this.tail.length > 0 ? this.tailStart + BigInt(this.tail.length) - 1n : this.headsPosition;
+    if (position <= end) return;
+    const count = position - end > BigInt(TAIL_CACHE_SIZE / 2) ? TAIL_CACHE_SIZE / 2 : Number(position - end);
+    this.heard(this.stmt.all.all(end < 0n ? 0n : end, count));
+  }
+
   /** Calls `listener` with the rows of each commit this store makes, once durable, until the returned stop. */
   onCommitted(listener: (rows: EventRow[]) => void): () => void {
     this.committedListeners.add(listener);
