@@ -117,8 +117,12 @@ export async function loadOrderMeta(db: ReadModelDatabase, runner: ProjectionRun
     // (seen on PostgreSQL). When the row names a trade the trades table lacks, wait for that projector to catch up.
     const named = JSON.parse(row.trades) as string[];
     if (named.length > trades.length) {
-      const orders = runner.status().find((s) => s.name === ORDERS_PROJECTOR);
-      if (orders && (await runner.waitFor(orders.checkpoint, [TRADES_PROJECTOR], FILLS_CATCH_UP_MS))) trades = await readTrades();
+      // Where the order list is: as stored (committed with the row just read) when another thread or node runs it, whose
+      // announcement may not have arrived yet; in memory when this thread runs it.
+      const shown = runner.status().find((s) => s.name === ORDERS_PROJECTOR)?.checkpoint ?? 0n;
+      const stored = (await runner.checkpoints.positions([ORDERS_PROJECTOR])).get(ORDERS_PROJECTOR) ?? 0n;
+      const orders = shown > stored ? shown : stored;
+      if (await runner.waitFor(orders, [TRADES_PROJECTOR], FILLS_CATCH_UP_MS)) trades = await readTrades();
     }
     let notional = 0n;
     let volume = 0n;
