@@ -42,7 +42,8 @@ import { parentPort } from 'node:worker_threads';
 import { ForwardingEventStore } from './workers/forwarded-appends';
 import { ThreadBus } from './workers/thread-bus';
 import { acceptsJob } from './workers/thread-layout';
-import { PLATFORM_LOG_STREAM, THREAD_BUS, THREAD_EXTRAS, WorkerThreads, type ThreadExtras } from './workers/worker-threads.service';
+import { PLATFORM_LOG_STREAM, THREAD_BUS, THREAD_EXTRAS, WorkerThreads, WRITE_LOCK, type ThreadExtras } from './workers/worker-threads.service';
+import { ProcessWriteLock } from './workers/process-write-lock';
 
 export interface PlatformModuleOptions {
   config: PlatformConfig;
@@ -117,6 +118,12 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
         { provide: THREAD_EXTRAS, useValue: options.threadExtras ?? null },
         // The threads of this process tell each other of commits and checkpoints (worker-threads.service.ts).
         { provide: THREAD_BUS, useFactory: () => (options.config.thread ? new ThreadBus(options.config.thread.busId) : options.config.workerThreads > 0 ? new ThreadBus(randomUUID()) : null) },
+        // The read models' write lock the process's threads share (SQLite with worker threads only).
+        {
+          provide: WRITE_LOCK,
+          useFactory: () =>
+            options.config.databaseUrl ? null : options.config.thread?.writeLock ? new ProcessWriteLock(options.config.thread.writeLock) : options.config.workerThreads > 0 ? new ProcessWriteLock() : null,
+        },
         WorkerThreads,
         { provide: RAW_EVENT_STORE, useFactory: () => openEventStore(options.config) },
         { provide: SubjectKeyStore, useFactory: () => openSubjectKeys(options.config) },
@@ -130,8 +137,8 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
         },
         {
           provide: ReadModelDatabase,
-          inject: [THREAD_BUS],
-          useFactory: async (bus: ThreadBus | null) => {
+          inject: [THREAD_BUS, WRITE_LOCK],
+          useFactory: async (bus: ThreadBus | null, lock: ProcessWriteLock | null) => {
             const db = await openReadModelDatabase({
               dataDir: options.config.dataDir,
               databaseUrl: options.config.databaseUrl,
@@ -141,6 +148,7 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
               migrate: options.config.thread === undefined,
             });
             if (bus) db.useBus(bus);
+            if (lock) db.useWriteLock(lock);
             return db;
           },
         },

@@ -3,8 +3,8 @@
  * benchmark's "CPU per order per thread": `thread="main"` for the HTTP thread, or the name a worker thread gives.
  * Linux only (/proc); elsewhere the series is absent and the scrape still answers.
  */
-import { existsSync } from 'node:fs';
-import { MetricsService } from '../../src/platform/observability/metrics.service';
+import { existsSync, readFileSync } from 'node:fs';
+import { cpuSecondsOfStat, MetricsService, threadStatPath } from '../../src/platform/observability/metrics.service';
 import { startTestApp, type TestApp } from '../support/app';
 
 const series = (body: string, thread: string): number | null => {
@@ -29,8 +29,10 @@ describe('platform_thread_cpu_seconds_total', () => {
     it('given the HTTP thread, then GET /metrics reports its CPU seconds, positive and growing', async () => {
       const first = series(await scrape(), 'main');
       expect(first).toBeGreaterThan(0);
-      const end = Date.now() + 200;
-      while (Date.now() < end) {
+      // Spin until this thread has used 200 ms of CPU by its own account (by wall time, a loaded machine gives less).
+      const stat = threadStatPath()!;
+      const start = cpuSecondsOfStat(readFileSync(stat, 'utf8'))!;
+      while (cpuSecondsOfStat(readFileSync(stat, 'utf8'))! < start + 0.2) {
         // spin: CPU on this (the app's) thread
       }
       expect(series(await scrape(), 'main')).toBeGreaterThan(first! + 0.1);

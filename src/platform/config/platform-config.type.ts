@@ -10,6 +10,8 @@ export interface WorkerThreadRole {
   busId: string;
   /** How many worker threads the process runs (the main thread's WORKER_THREADS, resolved). */
   threads: number;
+  /** The read models' write lock every thread of the process shares (workers/process-write-lock.ts). */
+  writeLock?: SharedArrayBuffer;
 }
 
 export interface PlatformConfig {

@@ -88,6 +88,7 @@ export class ReadModelDatabase {
   private listener: SharedListener | null = null;
   /** SQLite with worker threads: where the threads of this process announce to each other (ThreadBus). */
   private bus: AnnouncementBus | null = null;
+  private writeLock: { acquire(): Promise<void>; release(): void } | null = null;
 
   constructor(
     readonly writer: DataSource,
@@ -116,6 +117,11 @@ export class ReadModelDatabase {
         return listener.listening;
       },
     };
+  }
+
+  /** SQLite with worker threads: the process's write lock, taken before each transaction (process-write-lock.ts). */
+  useWriteLock(lock: { acquire(): Promise<void>; release(): void }): void {
+    this.writeLock = lock;
   }
 
   /** SQLite: the threads of this process announce through `bus` (listen hears them; announce tells them). */
@@ -153,14 +159,16 @@ export class ReadModelDatabase {
    * write lock up front makes a second writer on the same file (another thread, another process) wait its turn.
    */
   private async immediateTransaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    // With worker threads, the process's turn first: waited for as a promise, not in SQLite's sleeping busy handler.
+    await this.writeLock?.acquire();
     const runner = this.writer.createQueryRunner();
-    await runner.query('BEGIN IMMEDIATE');
     // TypeORM's own state (read-only in its types), as its startTransaction leaves it: a save() inside adds no
     // transaction of its own, and a nested manager.transaction() takes a SAVEPOINT rather than a second BEGIN.
     const flagged = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
-    flagged.isTransactionActive = true;
-    flagged.transactionDepth = 1;
     try {
+      await runner.query('BEGIN IMMEDIATE');
+      flagged.isTransactionActive = true;
+      flagged.transactionDepth = 1;
       const result = await work(runner.manager);
       await runner.query('COMMIT');
       return result;
@@ -172,6 +180,7 @@ export class ReadModelDatabase {
       flagged.isTransactionActive = false;
       flagged.transactionDepth = 0;
       await runner.release();
+      this.writeLock?.release();
     }
   }
 

@@ -34,8 +34,9 @@ export function threadNodeId(nodeId: string, role: ThreadRoleName): string {
  * The configuration a worker thread boots with: the main thread's, as a member of its own that starts nothing only the
  * main thread does (markets seeded, the first admin, the engines) and no threads of its own.
  */
-export function workerThreadConfig(main: PlatformConfig, nodeId: string, role: ThreadRoleName, busId: string): PlatformConfig {
-  const base = { ...main, nodeId: threadNodeId(nodeId, role), workerThreads: 0, thread: { role, busId, threads: main.workerThreads }, seedMarkets: false, adminEmail: undefined, adminPassword: undefined };
+export function workerThreadConfig(main: PlatformConfig, nodeId: string, role: ThreadRoleName, busId: string, writeLock?: SharedArrayBuffer): PlatformConfig {
+  const thread = { role, busId, threads: main.workerThreads, writeLock };
+  const base = { ...main, nodeId: threadNodeId(nodeId, role), workerThreads: 0, thread, seedMarkets: false, adminEmail: undefined, adminPassword: undefined };
   if (role === 'background') return { ...base, matchingEngines: false };
   // An engine thread: the engines of its share of the markets, and nothing else started.
   return { ...base, matchingEngines: main.matchingEngines, projectionsAutostart: false, kafkaPublisher: false, auditCheckpoints: false };

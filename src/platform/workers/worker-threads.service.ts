@@ -22,11 +22,14 @@ import { MetricsService } from '../observability/metrics.service';
 import { ReadinessRegistry, type ReadinessCheck } from '../observability/readiness';
 import type { ProjectorStatus } from '../projections/projection-runner';
 import { startModuleWorker } from './module-worker';
+import type { ProcessWriteLock } from './process-write-lock';
 import { answerAppend, ForwardingEventStore, type AppendAnswer, type AppendCall } from './forwarded-appends';
 import type { ThreadBus } from './thread-bus';
 import { threadRoles, workerThreadConfig, type ThreadRoleName } from './thread-layout';
 
 export const THREAD_BUS = Symbol('THREAD_BUS');
+/** The read models' write lock of the process (process-write-lock.ts), or null (one thread, PostgreSQL). */
+export const WRITE_LOCK = Symbol('WRITE_LOCK');
 /** Where the main thread writes its worker threads' log lines (the app's log stream). */
 export const PLATFORM_LOG_STREAM = Symbol('PLATFORM_LOG_STREAM');
 
@@ -133,6 +136,8 @@ class SupervisedThread {
       append(call: AppendCall): Promise<AppendAnswer>;
       warn(obj: object, msg: string): void;
       restarted(role: ThreadRoleName): void;
+      /** A thread ended (its connections closed with it): what it held of the process's locks is freed. */
+      ended(threadId: number): void;
     },
   ) {}
 
@@ -176,7 +181,9 @@ class SupervisedThread {
         if (booting) failed(err);
         else this.events.warn({ err, thread: this.role }, 'worker thread failed');
       });
+      const id = worker.threadId;
       worker.on('exit', (code) => {
+        this.events.ended(id);
         this.live.delete(worker);
         this.ended.get(worker)?.();
         if (booting) return failed(new Error(`the ${this.role} worker thread exited (code ${code}) before it was ready`));
@@ -267,6 +274,7 @@ export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutd
     private readonly keys: SubjectKeyStore,
     @Inject(PLATFORM_LOG_STREAM) private readonly logStream: NodeJS.WritableStream | null,
     @Inject(THREAD_EXTRAS) private readonly extras: ThreadExtras | null,
+    @Inject(WRITE_LOCK) private readonly writeLock: ProcessWriteLock | null,
     private readonly readiness: ReadinessRegistry,
     private readonly metrics: MetricsService,
     private readonly logger: Logger,
@@ -290,11 +298,12 @@ export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutd
     const restarts = new Counter({ name: 'platform_worker_thread_restarts_total', help: 'Worker threads restarted after they died.', labelNames: ['thread'], registers: [this.metrics.registry] });
     for (const role of threadRoles(this.config.workerThreads)) {
       restarts.inc({ thread: role }, 0);
-      const thread = new SupervisedThread(role, { config: workerThreadConfig(this.config, this.identity.nodeId, role, this.bus.id), extras: this.extras }, {
+      const thread = new SupervisedThread(role, { config: workerThreadConfig(this.config, this.identity.nodeId, role, this.bus.id, this.writeLock?.buffer), extras: this.extras }, {
         log: (line) => (this.logStream ?? process.stdout).write(line),
         append: (call) => answerAppend(this.store, call),
         warn: (obj, msg) => this.logger.warn(obj, msg),
         restarted: (r) => restarts.inc({ thread: r }),
+        ended: (threadId) => this.writeLock?.releaseHeldBy(threadId),
       });
       this.threads.set(role, thread);
     }
