@@ -15,7 +15,7 @@ import { PLATFORM_CONFIG, type PlatformConfig } from '../config/platform-config'
 import { RAW_EVENT_STORE } from '../privacy/sealing-event-store';
 import { SubjectKeyStore } from '../privacy/subject-keys';
 import type { EventStore } from '../event-store/event-store.port';
-import { SqliteEventStore, type EventRow } from '../event-store/sqlite/sqlite.event-store';
+import { SqliteEventStore } from '../event-store/sqlite/sqlite.event-store';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../projections/node-identity';
 import { equalJitter } from '../projections/lease-loop';
 import { MetricsService } from '../observability/metrics.service';
@@ -275,7 +275,7 @@ export class WorkerThreads implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(PLATFORM_LOG_STREAM) private readonly logStream: NodeJS.WritableStream | null,
     @Inject(THREAD_EXTRAS) private readonly extras: ThreadExtras | null,
     @Inject(WRITE_LOCK) private readonly writeLock: ProcessWriteLock | null,
-    private readonly readiness: ReadinessRegistry,
+    readiness: ReadinessRegistry,
     private readonly metrics: MetricsService,
     private readonly logger: Logger,
   ) {
