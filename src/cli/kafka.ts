@@ -18,7 +18,7 @@ import { loadPlatformConfig, type PlatformConfig } from '../platform/config/plat
 import { EventPublisher, EVENTS_LEASE } from '../platform/kafka/event-publisher';
 import { kafkaLinkOptions, openKafkaLink, type KafkaLogger } from '../platform/kafka/kafka-client';
 import { OUTBOX_LEASE, OutboxRelay } from '../platform/kafka/outbox-relay';
-import { outboxOf, type ProjectionOutbox } from '../platform/outbox/outbox';
+import { outboxesOf } from '../platform/outbox/outbox';
 import { openEventStore } from '../platform/platform.module';
 import { openReadModelDatabase } from '../platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../platform/read-model/read-model.definition';
@@ -57,7 +57,7 @@ export async function runKafkaCli(argv: string[], config: PlatformConfig, readMo
   const logger: KafkaLogger = { info: () => undefined, warn: (o, m) => io.err(`warn: ${m}`), error: (o, m) => io.err(`error: ${m}${errorText(o)}`) };
   const store = openEventStore(config);
   const db = await openReadModelDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, schema: config.databaseSchema, readModels });
-  const outboxes = readModels.map((m) => outboxOf(new m.projector())).filter((o): o is ProjectionOutbox => o !== null);
+  const outboxes = readModels.flatMap((m) => outboxesOf(new m.projector()));
   const link = openKafkaLink(kafkaLinkOptions(config, logger));
   const common = { logger, batchSize: config.kafkaBatchSize };
   try {

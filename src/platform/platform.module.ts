@@ -24,7 +24,7 @@ import { HealthController } from './observability/health.controller';
 import { MetricsService } from './observability/metrics.service';
 import { ReadinessRegistry } from './observability/readiness';
 import { KafkaPublisherService, PROJECTION_OUTBOXES } from './kafka/kafka-publisher.service';
-import { outboxOf, type ProjectionOutbox } from './outbox/outbox';
+import { outboxesOf, type ProjectionOutbox } from './outbox/outbox';
 import { ProjectionRunner } from './projections/projection-runner';
 import { PROJECTORS, type Projector } from './projections/projector';
 import { identityOf, loadOrCreateNodeId, nextIncarnation, NODE_IDENTITY, type LeaseOwnerIdentity } from './projections/node-identity';
@@ -157,17 +157,14 @@ export class PlatformModule implements OnModuleInit, OnApplicationBootstrap, OnA
           provide: PROJECTORS,
           useFactory: (): Projector[] => {
             const projectors = options.readModels.map((m) => new m.projector());
-            for (const p of projectors) {
-              const outbox = outboxOf(p);
-              if (outbox) outbox.enabled = Boolean(options.config.kafkaBrokers?.length);
-            }
+            for (const p of projectors) for (const outbox of outboxesOf(p)) outbox.enabled = Boolean(options.config.kafkaBrokers?.length);
             return projectors;
           },
         },
         {
           provide: PROJECTION_OUTBOXES,
           inject: [PROJECTORS],
-          useFactory: (projectors: Projector[]): ProjectionOutbox[] => projectors.map(outboxOf).filter((o): o is ProjectionOutbox => o !== null),
+          useFactory: (projectors: Projector[]): ProjectionOutbox[] => projectors.flatMap(outboxesOf),
         },
         // This start of this node: whose leases the server's single-writer jobs hold (node-identity.ts).
         {

@@ -129,10 +129,19 @@ export interface PublishedTable<Row extends object = object> {
   change(row: Row): PublishedRow;
 }
 
-/** Projectors that publish their changes carry their outbox, and say which table it mirrors (for seeding). */
-export interface PublishingProjector {
+/** One published table of a projector: its outbox and what the table's rows are on the topic. */
+export interface Publication {
   readonly outbox: ProjectionOutbox;
   readonly published: PublishedTable;
+}
+
+/**
+ * Projectors that publish their changes carry their outbox, and say which table it mirrors (for seeding). A projector
+ * whose read model has more than one table worth a topic (invoices and their payments) lists the others in
+ * `morePublications`: each has its own outbox, topic and seed record.
+ */
+export interface PublishingProjector extends Publication {
+  readonly morePublications?: readonly Publication[];
 }
 
 /** Rows per transaction while seeding a topic from a table. */
@@ -144,14 +153,16 @@ export interface SeedStep {
   rows: number;
 }
 
-export function outboxOf(projector: object): ProjectionOutbox | null {
-  const outbox = (projector as Partial<PublishingProjector>).outbox;
-  return outbox instanceof ProjectionOutbox ? outbox : null;
+/** Every table a projector publishes (none when it publishes nothing), the main one first. */
+export function publicationsOf(projector: object): Publication[] {
+  const p = projector as Partial<PublishingProjector>;
+  if (!(p.outbox instanceof ProjectionOutbox) || !p.published) return [];
+  return [{ outbox: p.outbox, published: p.published }, ...(p.morePublications ?? [])];
 }
 
-export function publishingOf(projector: object): PublishingProjector | null {
-  const p = projector as Partial<PublishingProjector>;
-  return p.outbox instanceof ProjectionOutbox && p.published ? (p as PublishingProjector) : null;
+/** The outboxes of a projector (one per published table). */
+export function outboxesOf(projector: object): ProjectionOutbox[] {
+  return publicationsOf(projector).map((p) => p.outbox);
 }
 
 /** For a read model's migration: its outbox table (id increasing in commit order: one projector writes it). */

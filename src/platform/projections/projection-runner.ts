@@ -6,7 +6,7 @@
 import type { EventStore, PassOver, RecordedEvent } from '../event-store/event-store.port';
 import type { ReadModelDatabase } from '../read-model/read-model.datasource';
 import { currentContext, newId } from '../context/request-context';
-import { publishingOf } from '../outbox/outbox';
+import { outboxesOf, publicationsOf, type Publication } from '../outbox/outbox';
 import { CheckpointStore, LeaseLost } from './checkpoint.store';
 import { LeaseLoop } from './lease-loop';
 import { RemoteCheckpoints } from './remote-checkpoints';
@@ -310,8 +310,10 @@ export class ProjectionRunner {
    * seed precedes every later change and a stop can cut in between pages (the next start resumes).
    */
   private async syncOutbox(r: Running, checkpoint: bigint): Promise<void> {
-    const publishing = publishingOf(r.projector);
-    if (!publishing) return;
+    for (const publication of publicationsOf(r.projector)) await this.syncPublication(r, publication, checkpoint);
+  }
+
+  private async syncPublication(r: Running, { outbox, published }: Publication, checkpoint: bigint): Promise<void> {
     let seeded = 0;
     try {
       for (;;) {
@@ -319,19 +321,19 @@ export class ProjectionRunner {
         const step = await this.exclusive(r, () =>
           this.db.transaction(async (tx) => {
             await this.checkpoints.advance(tx, r.projector.name, checkpoint);
-            return publishing.outbox.seedStep(tx, publishing.published, checkpoint, newId, this.seedPageSize);
+            return outbox.seedStep(tx, published, checkpoint, newId, this.seedPageSize);
           }),
         );
         seeded += step.rows;
         if (step.done) break;
       }
-      if (seeded > 0) this.logger.info({ projection: r.projector.name, rows: seeded, position: checkpoint.toString() }, 'projection topic seeded with the current rows');
+      if (seeded > 0) this.logger.info({ projection: r.projector.name, topic: outbox.readModel, rows: seeded, position: checkpoint.toString() }, 'projection topic seeded with the current rows');
     } catch (error) {
       // Without Kafka the step only forgets the record: that must not be skipped (a retry follows, as for a batch).
-      if (error instanceof LeaseLost || !publishing.outbox.enabled) throw error;
+      if (error instanceof LeaseLost || !outbox.enabled) throw error;
       // The read model matters more than its topic: project on. The seed is not recorded as kept, so the next start
       // resumes it (a seed taken later is still the rows' newest state, so it may follow their changes on the topic).
-      this.logger.error({ projection: r.projector.name, err: error }, 'projection topic not seeded; projecting on, the seed is tried again at the next start');
+      this.logger.error({ projection: r.projector.name, topic: outbox.readModel, err: error }, 'projection topic not seeded; projecting on, the seed is tried again at the next start');
     }
   }
 
@@ -445,7 +447,7 @@ export class ProjectionRunner {
         await r.projector.reset(tx);
         await this.checkpoints.reset(tx, name);
         // Rebuilt rows may differ (changed projector code) and the rebuild writes no outbox: the topic needs a new seed.
-        await publishingOf(r.projector)?.outbox.forget(tx);
+        for (const outbox of outboxesOf(r.projector)) await outbox.forget(tx);
       });
       r.status.checkpoint = 0n;
       r.saved = 0n;
