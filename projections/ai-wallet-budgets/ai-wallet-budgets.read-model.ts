@@ -81,7 +81,13 @@ export function budgetHoldView(row: BudgetHoldRow): BudgetHoldRow {
 export class WalletBudgetProjector implements Projector, PublishingProjector {
   readonly name = 'ai-wallet-budgets';
   readonly handles = ['AiWalletIntentReserved', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled'] as const;
-  readonly outbox = new ProjectionOutbox('ai-wallet-budgets', 'outbox_ai_wallet_budget_holds');
+  readonly outbox = new ProjectionOutbox('ai-wallet-budgets', 'outbox_ai_wallet_budget_holds', {
+    // No API record: the API shows the budget these rows add up to, so the schema is written by hand.
+    title: 'Budget reservation (value of platform.projections.ai-wallet-budgets)',
+    description: 'One reservation a live intent made against its binding\'s budget.',
+    key: 'intent_uuid',
+    headers: { binding_uuid: 'the binding whose budget the reservation counts against' },
+  });
   readonly published: PublishedTable<BudgetHoldRow> = {
     table: 'ai_wallet_budget_holds',
     key: 'intent_uuid',

@@ -125,7 +125,13 @@ const UPSERT_FACTS = 'INSERT INTO notification_inbox_facts (scope, fact_key, val
 export class NotificationInboxProjector implements Projector, PublishingProjector {
   readonly name = NOTIFICATION_INBOX;
   readonly handles: readonly string[];
-  readonly outbox = new ProjectionOutbox(NOTIFICATION_INBOX, 'outbox_notification_inbox');
+  readonly outbox = new ProjectionOutbox(NOTIFICATION_INBOX, 'outbox_notification_inbox', {
+    title: 'AccountNotification (value of platform.projections.notification-inbox)',
+    description: 'One notification as GET /api/v1/notifications shows it (the seeds\' AccountNotification, camelCase; href and reference only when present). The one topic with personal data in clear (docs/privacy.md): for the service that delivers notifications to their person only.',
+    component: 'AccountNotification',
+    key: 'notificationUuid',
+    headers: { profile_uuid: 'the account the notification belongs to' },
+  });
   readonly published: PublishedTable<NotificationRow> = {
     table: 'notification_inbox',
     key: 'notification_uuid',

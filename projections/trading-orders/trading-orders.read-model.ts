@@ -198,7 +198,13 @@ const SELECT_PUBLISHED = `SELECT ${PUBLISHED_COLUMNS} FROM mtf_orders WHERE orde
 export class TradingOrdersProjector implements Projector, PublishingProjector {
   readonly name = 'trading-orders';
   readonly handles = ['OrderAccepted', 'OrderCancelRequested', 'OrderOpened', 'StopOrderTriggered', 'TradeExecuted', 'OrderFilled', 'OrderCancelled', 'OrderRested'] as const;
-  readonly outbox = new ProjectionOutbox('trading-orders', 'outbox_mtf_orders');
+  readonly outbox = new ProjectionOutbox('trading-orders', 'outbox_mtf_orders', {
+    title: 'Order record (value of platform.projections.trading-orders)',
+    description: 'One order of the order list as GET /api/v1/api/v1/mtf/orders shows it (the seeds\' Order record, members in this order); the owner is in the headers, not the record.',
+    component: 'Order',
+    key: 'order_uuid',
+    headers: { profile_uuid: 'the account that placed the order', tenant_uuid: 'the tenant the order was placed under' },
+  });
   readonly published: PublishedTable<OrderWireRow & { profile_uuid: string; tenant_uuid: string }> = {
     table: 'mtf_orders',
     key: 'order_uuid',

@@ -18,7 +18,7 @@ import { until } from '../support/traders';
 
 /** The test ledger as a publishing projector: its rows mirrored into `outbox_test_ledger`. */
 class PublishingLedger extends TestLedgerProjector {
-  readonly outbox = new ProjectionOutbox('test-ledger-balances', 'outbox_test_ledger');
+  readonly outbox = new ProjectionOutbox('test-ledger-balances', 'outbox_test_ledger', { title: 'test ledger balance', key: 'ledger_id', description: 'a balance of the test ledger' });
   readonly published: PublishedTable<TestLedgerBalance> = {
     table: 'test_ledger_balances',
     key: 'ledger_id',

@@ -68,7 +68,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('ProjectionRunner on %s', (k
   it('projects on when its topic cannot be seeded (the read model matters more), and says so', async () => {
     // A publishing projector with Kafka on whose published table is missing: the seed fails, the projection must not.
     class PublishingLedger extends TestLedgerProjector {
-      readonly outbox = Object.assign(new ProjectionOutbox('test-ledger-balances', 'outbox_test_ledger'), { enabled: true });
+      readonly outbox = Object.assign(new ProjectionOutbox('test-ledger-balances', 'outbox_test_ledger', { title: 'test ledger balance', key: 'ledger_id', description: 'a balance of the test ledger' }), { enabled: true });
       readonly published: PublishedTable = { table: 'no_such_table', key: 'id', change: () => ({ key: 'x', value: {} }) };
     }
     const errors: string[] = [];

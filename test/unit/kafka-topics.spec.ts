@@ -155,8 +155,8 @@ describe('projection outbox messages', () => {
   });
 
   it('refuses an outbox table name that is not a plain identifier', () => {
-    expect(() => new ProjectionOutbox('x', 'orders; DROP TABLE y')).toThrow(/identifier/);
-    expect(new ProjectionOutbox('x', 'x_outbox').enabled).toBe(false);
+    expect(() => new ProjectionOutbox('x', 'orders; DROP TABLE y', { title: 'x', key: 'x', description: 'x' })).toThrow(/identifier/);
+    expect(new ProjectionOutbox('x', 'x_outbox', { title: 'x', key: 'x', description: 'x' }).enabled).toBe(false);
   });
 });
 

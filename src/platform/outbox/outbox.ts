@@ -19,6 +19,7 @@
  */
 import { Table, type EntityManager, type QueryRunner } from 'typeorm';
 import { portableSql } from '../read-model/read-model.datasource';
+import type { ProjectionContract } from '../kafka/projection-contracts';
 
 /** A change as the projector states it. */
 export interface OutboxChange {
@@ -53,6 +54,8 @@ export class ProjectionOutbox {
     readonly readModel: string,
     /** The outbox table (see createOutboxTable). */
     readonly table: string,
+    /** What the topic's values are: docs/schemas/projection-<readModel>.schema.json is made from it. */
+    readonly contract: ProjectionContract,
   ) {
     if (!IDENT.test(table)) throw new Error(`outbox table ${table} is not a plain SQL identifier`);
     this.insert = `INSERT INTO ${table} (row_key, value, headers, created_at) VALUES (?, ?, ?, ?)`;
