@@ -5,6 +5,9 @@
  */
 import { Kafka, logLevel, type IHeaders } from 'kafkajs';
 import { hex32 } from '../support/events';
+import { PROJECTORS } from '../../src/platform/projections/projector';
+import { publicationsOf } from '../../src/platform/outbox/outbox';
+import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 
 export function testBrokers(): string[] {
   const raw = process.env.KAFKA_BROKERS;
@@ -139,4 +142,36 @@ export function schemaCheck(file: string): (value: unknown) => void {
   return (value) => {
     if (!validate(value)) throw new Error(`${file}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value)}`);
   };
+}
+
+/**
+ * What a consumer that reads a compacted projection topic from its beginning ends with (the newest value per key,
+ * keys whose newest value is a tombstone dropped), next to what the read model holds (every row of the published
+ * table as its outbox publishes it, `PublishedTable.change`): the two must be equal once the relay has caught up.
+ * Values as JSON text, so member order counts too.
+ */
+export async function topicAndReadModel(
+  app: { get<T>(token: unknown): T },
+  brokers: string[],
+  prefix: string,
+  readModel: string,
+): Promise<{ topic: Map<string, string>; rows: Map<string, string> }> {
+  const publication = app
+    .get<object[]>(PROJECTORS)
+    .flatMap(publicationsOf)
+    .find((p) => p.outbox.readModel === readModel);
+  if (!publication) throw new Error(`no projector publishes ${readModel}`);
+  const { table, columns } = publication.published;
+  const db = app.get<ReadModelDatabase>(ReadModelDatabase);
+  const rows = new Map<string, string>();
+  for (const row of (await db.reader.query(`SELECT ${columns ?? '*'} FROM ${table}`)) as object[]) {
+    const change = publication.published.change(row);
+    if (change.value !== null) rows.set(change.key, JSON.stringify(change.value));
+  }
+  const topic = new Map<string, string>();
+  for (const [key, list] of byKey(await readTopic(brokers, `${prefix}.projections.${readModel}`))) {
+    const newest = list[list.length - 1].value;
+    if (newest !== null) topic.set(key, newest);
+  }
+  return { topic, rows };
 }
