@@ -85,7 +85,7 @@ export class WalletBudgetProjector implements Projector, PublishingProjector {
     // No API record: the API shows the budget these rows add up to, so the schema is written by hand.
     title: 'Budget reservation (value of platform.projections.ai-wallet-budgets)',
     description: 'One reservation a live intent made against its binding\'s budget.',
-    key: 'intent_uuid',
+    key: "the value's intent_uuid",
     headers: { binding_uuid: 'the binding whose budget the reservation counts against' },
   });
   readonly published: PublishedTable<BudgetHoldRow> = {

@@ -129,7 +129,7 @@ export class NotificationInboxProjector implements Projector, PublishingProjecto
     title: 'AccountNotification (value of platform.projections.notification-inbox)',
     description: 'One notification as GET /api/v1/notifications shows it (the seeds\' AccountNotification, camelCase; href and reference only when present). The one topic with personal data in clear (docs/privacy.md): for the service that delivers notifications to their person only.',
     component: 'AccountNotification',
-    key: 'notificationUuid',
+    key: "the value's notificationUuid",
     headers: { profile_uuid: 'the account the notification belongs to' },
   });
   readonly published: PublishedTable<NotificationRow> = {

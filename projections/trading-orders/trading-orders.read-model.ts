@@ -202,7 +202,7 @@ export class TradingOrdersProjector implements Projector, PublishingProjector {
     title: 'Order record (value of platform.projections.trading-orders)',
     description: 'One order of the order list as GET /api/v1/api/v1/mtf/orders shows it (the seeds\' Order record, members in this order); the owner is in the headers, not the record.',
     component: 'Order',
-    key: 'order_uuid',
+    key: "the value's order_uuid",
     headers: { profile_uuid: 'the account that placed the order', tenant_uuid: 'the tenant the order was placed under' },
   });
   readonly published: PublishedTable<OrderWireRow & { profile_uuid: string; tenant_uuid: string }> = {

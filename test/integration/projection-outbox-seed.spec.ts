@@ -118,6 +118,30 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('seeding a projection outbox
     expect((await seedRecord())[0].state).toBe('kept');
   });
 
+  it('pages a key of several columns by row value: every row once, even where the first column repeats across pages', async () => {
+    // Five ledgers of two owners: paged by (owner, ledger_id), two rows a page, so an owner's rows span pages.
+    const ids: Array<[string, string]> = [];
+    for (let i = 0; i < 5; i++) {
+      const id = hex32();
+      const owner = i % 2 === 0 ? 'owner-a' : 'owner-b';
+      await store.append(ledgerStream(id), [newEvent('LedgerOpened', { ledger_id: id, owner }), newEvent('LedgerCredited', { ledger_id: id, amount: '1' })], 'no_stream');
+      ids.push([owner, id]);
+    }
+    await runOnce(new PublishingLedger(false));
+    const publishing = new PublishingLedger(true);
+    const published: PublishedTable<TestLedgerBalance> = { ...publishing.published, key: ['owner', 'ledger_id'] };
+    const steps: boolean[] = [];
+    for (let done = false; !done; ) {
+      done = (await db.transaction((tx: EntityManager) => publishing.outbox.seedStep(tx, published, 7n, () => 'b'.repeat(32), 2))).done;
+      steps.push(done);
+    }
+    expect(steps).toEqual([false, false, true]);
+    const expected = [...ids].sort((x, y) => (x[0] + x[1] < y[0] + y[1] ? -1 : 1)).map(([, id]) => id);
+    expect((await outboxRows()).map((r) => r.row_key)).toEqual(expected);
+    expect(await seedRecord()).toEqual([expect.objectContaining({ state: 'kept', rows_seeded: expect.anything() })]);
+    expect(Number((await seedRecord())[0].rows_seeded)).toBe(5);
+  });
+
   it('is forgotten by a process without the outbox and by a rebuild, so the next process with Kafka seeds again', async () => {
     await ledgers(3);
     await runOnce(new PublishingLedger(false)); // the rows, before any Kafka

@@ -50,7 +50,7 @@ describe('projection topic schemas', () => {
         },
       },
     };
-    const schema = projectionSchema('things', { title: 'T', key: 'id', description: 'A thing.', component: 'Thing', omit: { actions: 'per viewer' } }, doc);
+    const schema = projectionSchema('things', { title: 'T', key: "the value's id", description: 'A thing.', component: 'Thing', omit: { actions: 'per viewer' } }, doc);
     expect(schema).toMatchObject({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       $id: 'platform/kafka/projection-things.schema.json',
@@ -74,5 +74,24 @@ describe('projection topic schemas', () => {
     expect(valid({ id: 'x', child: { n: 'one' } })).toBe(false);
     expect(() => projectionSchema('things', { title: 'T', key: 'id', description: '', component: 'Thing', omit: { nope: 'x' } }, doc)).toThrow(/no member nope/);
     expect(() => projectionSchema('things', { title: 'T', key: 'id', description: '', component: 'Missing' }, doc)).toThrow(/Missing/);
+  });
+
+  it('leaves out a member of a nested record by its path (. into a member, [] into the items)', () => {
+    const doc: OpenApiDocument = {
+      components: {
+        schemas: {
+          Board: { type: 'object', required: ['id', 'rows'], properties: { id: { type: 'string' }, rows: { type: 'array', items: { $ref: '#/components/schemas/Row' } } } },
+          Row: { type: 'object', required: ['n', 'reason'], properties: { n: { type: 'integer' }, reason: { type: 'string', nullable: true } } },
+        },
+      },
+    };
+    const schema = projectionSchema('boards', { title: 'B', key: 'id', description: 'A board.', component: 'Board', omit: { 'rows[].reason': 'personal' } }, doc);
+    expect(schema.$defs).toEqual({ Row: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } }, additionalProperties: false } });
+    expect(schema.description).toMatch(/without rows\[\]\.reason \(personal\)/);
+    const valid = addFormats(new Ajv2020({ strict: false })).compile(schema);
+    expect(valid({ id: 'b', rows: [{ n: 1 }] })).toBe(true);
+    expect(valid({ id: 'b', rows: [{ n: 1, reason: 'x' }] })).toBe(false);
+    expect(() => projectionSchema('boards', { title: 'B', key: 'id', description: '', component: 'Board', omit: { 'rows[].nope': 'x' } }, doc)).toThrow(/no member rows\[\]\.nope/);
+    expect(() => projectionSchema('boards', { title: 'B', key: 'id', description: '', component: 'Board', omit: { 'id.x': 'x' } }, doc)).toThrow(/no member id\.x/);
   });
 });

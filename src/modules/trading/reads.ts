@@ -10,8 +10,8 @@ import { PlatformError } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { ProjectionRunner } from '../../platform/projections/projection-runner';
 import type { OrderRow } from '../../../projections/trading-orders/trading-orders.read-model';
-import type { PositionRow } from '../../../projections/trading-positions/trading-positions.read-model';
-import { positionSide, type PositionSide } from './domain/position';
+import { positionView, type PositionRow } from '../../../projections/trading-positions/trading-positions.read-model';
+import type { PositionSide } from './domain/position';
 import type { TradeRow } from '../../../projections/trading-trades/trading-trades.read-model';
 import { divideRounded, formatDecimal, parseDecimal } from '../../platform/decimal/fixed18';
 import { aggregateDepth, historyWindowStart, minuteCandles, type Candle, type DepthLevel, type RestingOrder, type TradePrint } from './market-data';
@@ -259,19 +259,8 @@ export class ListPositionsHandler implements IQueryHandler<ListPositions, Positi
       this.db.sql(`SELECT p.*, m.market_symbol FROM mtf_positions p LEFT JOIN mtf_markets m ON m.market_uuid = p.market_uuid WHERE p.profile_uuid = ?${filter} ORDER BY m.market_symbol, p.market_uuid`),
       params,
     );
-    return rows.map((r) => {
-      const quantity = parseDecimal(r.quantity, { allowSign: true });
-      return {
-        market: r.market_symbol ?? r.market_uuid,
-        market_uuid: r.market_uuid,
-        side: positionSide(quantity),
-        quantity: formatDecimal(quantity < 0n ? -quantity : quantity),
-        signed_quantity: formatDecimal(quantity),
-        entry_price: quantity === 0n ? null : formatDecimal(parseDecimal(r.entry_price)),
-        realized_pnl: formatDecimal(parseDecimal(r.realized_pnl, { allowSign: true })),
-        updated_at: rfc3339(r.updated_at),
-      };
-    });
+    // The same record as the positions topic carries, with the market's symbol first.
+    return rows.map((r) => ({ market: r.market_symbol ?? r.market_uuid, ...positionView(r) }));
   }
 }
 

@@ -83,19 +83,24 @@ export class ProjectionOutbox {
       return { done: true, rows: 0 };
     }
     if (seed?.state === 'kept') return { done: true, rows: 0 };
-    if (!IDENT.test(published.table) || !IDENT.test(published.key)) throw new Error(`published table ${published.table}.${published.key} is not a plain SQL identifier`);
+    const keys = typeof published.key === 'string' ? [published.key] : [...published.key];
+    if (!IDENT.test(published.table) || !keys.every((k) => IDENT.test(k))) throw new Error(`published table ${published.table}.${keys.join(',')} is not a plain SQL identifier`);
     const seedId = seed?.seed_id ?? newSeedId();
     const after = seed?.last_key ?? null;
+    // A key of several columns pages by row value, (a, b) > (?, ?), and remembers the last one as a JSON array.
+    const key = keys.length === 1 ? keys[0] : `(${keys.join(', ')})`;
+    const afterValues = after === null ? [] : keys.length === 1 ? [after] : (JSON.parse(after) as unknown[]);
     const rows = (await tx.query(
-      sql(`SELECT ${published.columns ?? '*'} FROM ${published.table} ${after === null ? '' : `WHERE ${published.key} > ? `}ORDER BY ${published.key} LIMIT ${pageSize}`),
-      after === null ? [] : [after],
+      sql(`SELECT ${published.columns ?? '*'} FROM ${published.table} ${after === null ? '' : `WHERE ${key} > ${keys.length === 1 ? '?' : `(${keys.map(() => '?').join(', ')})`} `}ORDER BY ${keys.join(', ')} LIMIT ${pageSize}`),
+      afterValues,
     )) as Array<Record<string, unknown>>;
     for (const row of rows) {
       const change = published.change(row);
       await this.put(tx, { ...change, position, event_id: seedId, headers: { ...(change.headers ?? {}), snapshot: 'true' } });
     }
     const done = rows.length < pageSize;
-    const lastKey = rows.length > 0 ? String(rows[rows.length - 1][published.key]) : after;
+    const last = rows[rows.length - 1];
+    const lastKey = last === undefined ? after : keys.length === 1 ? String(last[keys[0]]) : JSON.stringify(keys.map((k) => last[k]));
     const total = Number(seed?.rows_seeded ?? 0) + rows.length;
     const values = [done ? 'kept' : 'seeding', lastKey, seedId, position.toString(), total, new Date().toISOString(), this.readModel];
     if (seed) await tx.query(sql('UPDATE outbox_seeds SET state = ?, last_key = ?, seed_id = ?, position = ?, rows_seeded = ?, updated_at = ? WHERE read_model = ?'), values);
@@ -125,8 +130,8 @@ export type PublishedRow = Pick<OutboxChange, 'key' | 'value' | 'headers'>;
 /** What a publishing projector's topic holds: one message per row of `table`, keyed by `key`. */
 export interface PublishedTable<Row extends object = object> {
   table: string;
-  /** The primary key column (the message key). */
-  key: string;
+  /** The primary key column(s), in the order seeding pages by (the message key is `change`'s). */
+  key: string | readonly string[];
   /** Columns `change` needs (default `*`). */
   columns?: string;
   change(row: Row): PublishedRow;

@@ -1,0 +1,140 @@
+/**
+ * The trades and positions topics against a real Kafka broker, on SQLite and PostgreSQL read models: real orders
+ * trade, then `<prefix>.projections.trading-trades` holds each trade once (party-neutral: both orders, the parties
+ * in the headers; the fill each party sees through trade_meta agrees with it) and `trading-positions` holds each
+ * account's position per market as GET /api/v1/trading/positions shows it, without the market's symbol. A consumer
+ * reading either topic from its beginning ends with exactly the read model's rows.
+ */
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { KafkaPublisherService } from '../../src/platform/kafka/kafka-publisher.service';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { startTestApp, type TestApp } from '../support/app';
+import { TEST_DATABASE_URL } from '../support/databases';
+import { registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
+import { byKey, readTopic, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix } from './kafka-support';
+
+let brokers: string[] = [];
+beforeAll(() => {
+  brokers = testBrokers();
+});
+
+describe.each(['sqlite', 'postgres'] as const)('Kafka trading topics on %s read models (real broker)', (kind) => {
+  let t: TestApp;
+  let prefix: string;
+  let schema: string | undefined;
+  let maker: Headers;
+  let taker: Headers;
+  const ids: Record<string, string> = {};
+
+  const get = (h: Headers, url: string) => t.app.inject({ method: 'GET', url, headers: h });
+  const place = async (h: Headers, body: Record<string, unknown>): Promise<string> => {
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/api/v1/mtf/orders', headers: h, payload: { market: 'ETH-PERP', external_ref: 'a2Fma2E=', ...body } });
+    expect(r.statusCode).toBe(201);
+    return r.json().response.order_uuid;
+  };
+  const status = async (h: Headers, id: string) => (await get(h, `/api/v1/api/v1/mtf/order_meta?order_uuid=${id}`)).json().response.order.status as string;
+
+  beforeAll(async () => {
+    prefix = topicPrefix();
+    schema = kind === 'postgres' ? `t_${randomBytes(8).toString('hex')}` : undefined;
+    t = await startTestApp({
+      // One thread: the suite waits on this thread's relay object (docs/operations.md 10.4).
+      WORKER_THREADS: '0',
+      KAFKA_BROKERS: brokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      KAFKA_OUTBOX_POLL_MS: '20',
+      ADMIN_EMAIL: TEST_ADMIN.email,
+      ADMIN_PASSWORD: TEST_ADMIN.password,
+      ...(schema ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+    });
+    [maker, taker] = [await registerTrader(t), await registerTrader(t)];
+    ids.ask1 = await place(maker, { direction: 'SELL', order_size: '1', limit_price: '3000' });
+    ids.ask2 = await place(maker, { direction: 'SELL', order_size: '2', limit_price: '3005.5' });
+    await until(() => status(maker, ids.ask2), (s) => s === 'OPEN', 10_000);
+    ids.take = await place(taker, { direction: 'BUY', order_size: '1.5', limit_price: null });
+    await until(() => status(taker, ids.take), (s) => s === 'FILLED', 10_000);
+    // The taker sells half back into a bid of the maker's: the taker's position shrinks, realizing PnL.
+    ids.bid = await place(maker, { direction: 'BUY', order_size: '0.5', limit_price: '2990' });
+    await until(() => status(maker, ids.bid), (s) => s === 'OPEN', 10_000);
+    ids.sell = await place(taker, { direction: 'SELL', order_size: '0.5', limit_price: null });
+    await until(() => status(taker, ids.sell), (s) => s === 'FILLED', 10_000);
+    const head = await t.app.get<EventStore>(EVENT_STORE).headPosition();
+    expect(await t.app.get(ProjectionRunner).waitFor(head, undefined, 10_000)).toBe(true);
+    await until(() => t.app.get(KafkaPublisherService).relay!.pending(), (n) => n === 0, 15_000);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    if (schema) {
+      const ds = new DataSource({ type: 'postgres', url: TEST_DATABASE_URL });
+      await ds.initialize();
+      await ds.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await ds.destroy();
+    }
+  });
+
+  it('publishes each trade once, party-neutral, agreeing with the fill each party sees', async () => {
+    const messages = await readTopic(brokers, `${prefix}.projections.trading-trades`);
+    const valid = schemaCheck('projection-trading-trades.schema.json');
+    for (const m of messages) valid(JSON.parse(m.value!));
+    const trades = [...byKey(messages)].map(([key, list]) => {
+      expect(list.map((m) => m.value)).toEqual(list.map(() => list[0].value)); // never changed
+      return { key, value: JSON.parse(list[0].value!) as Record<string, string>, headers: list[0].headers };
+    });
+    expect(trades).toHaveLength(3); // 1 + 0.5 against the two asks, then 0.5 against the bid
+    const marketUuid = trades[0].value.market_uuid;
+    for (const trade of trades) {
+      expect(trade.key).toBe(trade.value.trade_uuid);
+      expect(trade.value.market_uuid).toBe(marketUuid);
+      expect(trade.headers).toMatchObject({ read_model: 'trading-trades', position: trade.value.position, event_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      const takerIsTaker = trade.value.taker_order_uuid === ids.take || trade.value.taker_order_uuid === ids.sell;
+      expect(takerIsTaker).toBe(true);
+      // What each party sees of the trade (trade_meta) is this record from its side.
+      const takerView = (await get(taker, `/api/v1/api/v1/mtf/trade_meta?trade_uuid=${trade.key}`)).json().response;
+      const makerView = (await get(maker, `/api/v1/api/v1/mtf/trade_meta?trade_uuid=${trade.key}`)).json().response;
+      expect(takerView).toMatchObject({ role: 'TAKER', side: trade.value.taker_side, order_uuid: trade.value.taker_order_uuid, price: trade.value.price, size: trade.value.size, executed_at: trade.value.executed_at });
+      expect(makerView).toMatchObject({ role: 'MAKER', order_uuid: trade.value.maker_order_uuid, price: trade.value.price });
+      expect(trade.headers.taker_profile_uuid).not.toBe(trade.headers.maker_profile_uuid);
+    }
+    expect(trades.map((x) => `${x.value.taker_side} ${x.value.size} @ ${x.value.price}`).sort()).toEqual([
+      'BUY 0.500000000000000000 @ 3005.500000000000000000',
+      'BUY 1.000000000000000000 @ 3000.000000000000000000',
+      'SELL 0.500000000000000000 @ 2990.000000000000000000',
+    ]);
+    expect((await topicConfig(brokers, `${prefix}.projections.trading-trades`)).config['cleanup.policy']).toBe('compact');
+  });
+
+  it('publishes positions: the newest value per account and market is what GET positions shows, less the symbol', async () => {
+    const messages = await readTopic(brokers, `${prefix}.projections.trading-positions`);
+    const valid = schemaCheck('projection-trading-positions.schema.json');
+    for (const m of messages) valid(JSON.parse(m.value!));
+    const newest = new Map([...byKey(messages)].map(([k, list]) => [k, list[list.length - 1]]));
+    expect(newest.size).toBe(2);
+    for (const h of [maker, taker]) {
+      const [position] = (await get(h, '/api/v1/trading/positions')).json().items as Array<Record<string, unknown>>;
+      const profile = [...newest.values()].find((m) => (JSON.parse(m.value!) as { signed_quantity: string }).signed_quantity === position.signed_quantity)!.headers.profile_uuid;
+      const message = newest.get(`${profile}:${position.market_uuid as string}`)!;
+      const { market, ...rest } = position;
+      expect(market).toBe('ETH-PERP');
+      expect(message.value).toBe(JSON.stringify(rest));
+      expect(message.headers).toMatchObject({ read_model: 'trading-positions', profile_uuid: profile });
+    }
+    // Per key in log order: the taker's position went 1, 1.5 long, then 1 long after selling half back.
+    const takerKey = [...newest].find(([, m]) => (JSON.parse(m.value!) as { side: string }).side === 'LONG')![0];
+    expect(byKey(messages).get(takerKey)!.map((m) => (JSON.parse(m.value!) as { signed_quantity: string }).signed_quantity)).toEqual([
+      '1.000000000000000000',
+      '1.500000000000000000',
+      '1.000000000000000000',
+    ]);
+  });
+
+  it('a consumer rebuilding from either topic ends with exactly the read model', async () => {
+    for (const readModel of ['trading-trades', 'trading-positions']) {
+      const { topic, rows } = await topicAndReadModel(t.app, brokers, prefix, readModel);
+      expect(rows.size).toBeGreaterThan(0);
+      expect(topic).toEqual(rows);
+    }
+  });
+});
