@@ -19,7 +19,7 @@ import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/eve
 import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
 import { AuditCheckpointer } from '../../src/modules/audit/checkpointer';
 import { checkSignature, type SignedCheckpoint } from '../../src/modules/audit/domain/checkpoint';
-import { byKey, readTopicUntil, schemaCheck, testBrokers, topicConfig, topicPrefix, type Consumed } from './kafka-support';
+import { byKey, readTopicUntil, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix, type Consumed } from './kafka-support';
 
 // A run without a broker fails every test here with the reason (never a silent skip).
 let brokers: string[] = [];
@@ -178,6 +178,15 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics on %s re
     await until(() => t.app.get(KafkaPublisherService).relay!.pending(), (n) => n === 0, 15_000);
     const messages = await readTopicUntil(brokers, topic('trading-orders'), (m) => (byKey(m).get(key)?.length ?? 0) >= 2);
     expect(byKey(messages).get(key)!.map((m) => m.value)).toEqual([JSON.stringify({ order_uuid: key, status: 'NEW' }), null]);
+  });
+
+  it('a consumer rebuilding from each topic from its beginning ends with exactly the read model', async () => {
+    await settled();
+    for (const readModel of ['trading-orders', 'ai-wallet-budgets', 'notification-inbox']) {
+      const { topic, rows } = await topicAndReadModel(t.app, brokers, prefix, readModel);
+      expect([readModel, rows.size > 0]).toEqual([readModel, true]);
+      expect(topic).toEqual(rows);
+    }
   });
 
   it('publishes the signed audit checkpoints: the newest on the topic is the one the API answers, and it verifies', async () => {
