@@ -12,7 +12,10 @@ import { TestLedgerModule } from './test-ledger/ledger.module';
 import { testLedgerReadModel } from './test-ledger/ledger.read-model';
 import { openApiResponseCheck } from './openapi-check';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
-import { unclassifiedPaths } from '../../src/platform/privacy/field-classes';
+import { eventDeclaration, unclassifiedPaths } from '../../src/platform/privacy/field-classes';
+import { RAW_EVENT_STORE } from '../../src/platform/privacy/sealing-event-store';
+import { eventEnvelope } from '../../src/platform/event-store/event-envelope';
+import { eventDataProblem } from './event-schemas';
 import './test-ledger/ledger.domain';
 
 /** The ledger module as worker threads load it (WORKER_THREADS): by file, since classes do not cross threads. */
@@ -55,10 +58,17 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     config,
     logs,
     async close() {
-      const unclassified = await unclassifiedFieldsOf(app.get<EventStore>(EVENT_STORE));
-      await app.close();
+      let unclassified: string[];
+      let offContract: string[];
+      try {
+        unclassified = await unclassifiedFieldsOf(app.get<EventStore>(EVENT_STORE));
+        offContract = await eventsOffTheirSchema(app.get<EventStore>(RAW_EVENT_STORE));
+      } finally {
+        await app.close();
+      }
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
       if (unclassified.length > 0) throw new Error(`events appended with fields that have no privacy class (src/platform/privacy/field-classes.ts): ${unclassified.join(', ')}`);
+      if (offContract.length > 0) throw new Error(`events appended whose data does not match their type's schema (docs/schemas/events, npm run event-schemas): ${offContract.join('; ')}`);
     },
   };
 }
@@ -86,6 +96,23 @@ async function unclassifiedFieldsOf(store: EventStore): Promise<string[]> {
     for (const e of page) for (const path of unclassifiedPaths(e.type, e.data)) missing.add(path);
   }
   return [...missing].sort();
+}
+
+/**
+ * Every event the suite's app appended, its data in committed form (as Kafka and the audit export carry it:
+ * eventEnvelope) checked against its type's definition in docs/schemas/events: the problems, once each. A type with no
+ * schema is one (a new event type needs npm run event-schemas); the test-only ledger's events are never published.
+ */
+async function eventsOffTheirSchema(raw: EventStore): Promise<string[]> {
+  const problems = new Set<string>();
+  for (let after: bigint | undefined, page; (page = await raw.readAll({ after, maxCount: 2000 })).length > 0; after = page[page.length - 1].position) {
+    for (const e of page) {
+      if (eventDeclaration(e.type)?.module === 'test-ledger') continue;
+      const problem = eventDataProblem(e.type, eventEnvelope(e).data);
+      if (problem) problems.add(problem);
+    }
+  }
+  return [...problems].sort();
 }
 
 /**

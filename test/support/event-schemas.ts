@@ -56,7 +56,11 @@ export function eventDataProblem(type: string, data: unknown): string | null {
   if (!validate) {
     const ref = checker.refs.get(type);
     if (!ref) return `${type} has no schema in docs/schemas/events (run npm run event-schemas)`;
-    validate = checker.ajv.compile({ $ref: ref });
+    try {
+      validate = checker.ajv.compile({ $ref: ref });
+    } catch (error) {
+      return `${type}: its schema does not compile: ${error instanceof Error ? error.message : String(error)}`;
+    }
     checker.compiled.set(type, validate);
   }
   if (validate(data)) return null;
