@@ -16,6 +16,12 @@ import { eventEnvelope } from '../../src/platform/kafka/messages';
 import { CheckpointStore } from '../../src/platform/projections/checkpoint.store';
 import { openReadModelDatabase, type ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import { hex32, newEvent } from '../support/events';
+import { eventDataProblem } from '../support/event-schemas';
+import { sealEventData } from '../../src/platform/privacy/sealing';
+import type { JsonObject } from '../../src/platform/commitments/json';
+import { randomBytes } from 'node:crypto';
+import '../../src/modules/identity/domain/privacy';
+import '../../src/modules/trading/domain/privacy';
 import { until } from '../support/traders';
 import { byKey, readTopic, readTopicUntil, schemaCheck, testBrokers, topicConfig, topicPrefix } from './kafka-support';
 
@@ -115,6 +121,33 @@ describe('Kafka event publisher (real broker)', () => {
     const config = await topicConfig(brokers, `${prefix}.events.trading`);
     expect(config.partitions).toBe(3);
     expect(config.config).toMatchObject({ 'cleanup.policy': 'delete', 'retention.ms': '-1' });
+  });
+
+  it('every event message\'s data validates against its type\'s definition in docs/schemas/events (committed form)', async () => {
+    const account = `identity-account-${hex32()}`;
+    const order = `mtf-order-${hex32()}`;
+    const key = { kid: hex32(), key: randomBytes(32) };
+    // As the platform stores it (sealing-event-store.ts): personal and secret fields sealed under the subject's key.
+    const sealed = (type: string, stream: string, data: JsonObject) =>
+      newEvent(type, sealEventData({ type, stream, data, metadata: { actor: { type: 'user', reference: 'p1' } } }, { keyFor: () => key, keyById: () => key.key }));
+    await store.append(account, [
+      sealed('AccountRegistered', account, {
+        profile_uuid: 'p1', registration_id: 'r1', client_id: 'c1', tenant_uuid: 't1', account_type: 'personal', email: 'ann@example.com', first_name: 'Ann', middle_name: null,
+        last_name: 'Lee', company_name: null, password_hash: 'scrypt$1', terms_version: '2024-01', platform_role: null,
+      }),
+      sealed('LoginFailed', account, { reason: 'BAD_PASSWORD', device: { name: 'Firefox', platform: 'Linux' }, authentication_method: 'PASSWORD' }),
+    ], 'any');
+    await store.append(order, [newEvent('OrderFilled', { market_uuid: 'm1', input_position: '7', order_uuid: 'o1', profile_uuid: 'p1' })], 'any');
+    const p = publisher();
+    p.start();
+    expect(await p.waitFor(await store.headPosition(), 20_000)).toBe(true);
+    const messages = [...(await readTopic(brokers, `${prefix}.events.identity`)), ...(await readTopic(brokers, `${prefix}.events.trading`))];
+    expect(messages).toHaveLength(3);
+    for (const m of messages) {
+      const { type, data } = JSON.parse(m.value!) as { type: string; data: JsonObject };
+      expect({ type, problem: eventDataProblem(type, data) }).toEqual({ type, problem: null });
+      if (type === 'AccountRegistered') expect(data).toMatchObject({ email: { $sealed_field: 'email' }, middle_name: null, $sealed_values: { $sealed_digest: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    }
   });
 
   it('follows the log live after catching up', async () => {
