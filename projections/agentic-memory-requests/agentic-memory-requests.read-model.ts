@@ -10,6 +10,8 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { CollectionEvent, MemoryRequest } from '../../src/modules/agentic-memory/domain/collection';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { publishedRequestStatus } from './request-record';
 
 export interface RequestRow {
   request_uuid: string;
@@ -53,9 +55,50 @@ export class AgenticMemoryRequests1764000006100 implements MigrationInterface {
   }
 }
 
-export class AgenticMemoryRequestsProjector implements Projector {
+/** The requests' outbox (src/platform/outbox): each change of a request, as its status record, for Kafka. */
+export class AgenticMemoryRequestsOutbox1764000014600 implements MigrationInterface {
+  name = 'AgenticMemoryRequestsOutbox1764000014600';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_agentic_memory_requests');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_agentic_memory_requests');
+  }
+}
+
+/** A request as its topic carries it: keyed by request_uuid, the collection and the requester in the headers. */
+const requestChange = (r: MemoryRequest) => ({
+  key: r.request_uuid,
+  value: publishedRequestStatus(r),
+  headers: { collection_uuid: r.collection_uuid, requester_type: r.requested_by.type, requester_reference: r.requested_by.reference },
+});
+
+export class AgenticMemoryRequestsProjector implements Projector, PublishingProjector {
   readonly name = 'agentic-memory-requests';
   readonly handles = ['AgenticMemoryRequestAccepted', 'AgenticMemoryRequestResolved', 'AccountErased'] as const;
+  readonly outbox = new ProjectionOutbox('agentic-memory-requests', 'outbox_agentic_memory_requests', {
+    title: 'Agentic memory request status (value of platform.projections.agentic-memory-requests)',
+    key: "the value's request_uuid",
+    description:
+      'One request filed with an agentic memory collection (QUERY, CLARIFY, PROPOSE) and how it was resolved, as status polling ' +
+      '(GET /api/v1/agentic-memory/requests/{request_uuid}) shows it, after its acceptance and its resolution; the requester is in the headers.',
+    component: 'AgenticMemoryRequestStatus',
+    omit: {
+      question: 'personal: the words the requester wrote (docs/privacy.md); sealed in the event log',
+      response: 'personal: the words the publisher wrote in answer (docs/privacy.md); sealed in the event log',
+    },
+    headers: {
+      collection_uuid: 'the collection the request was filed with',
+      requester_type: "who filed it: profile (a person's session) or workload (an agent)",
+      requester_reference: "the requester's id: a profile_uuid or an agent's workload client id",
+    },
+  });
+  readonly published: PublishedTable<{ request_uuid: string; record: string }> = {
+    table: 'agentic_memory_requests',
+    key: 'request_uuid',
+    columns: 'request_uuid, record',
+    change: (row) => requestChange(JSON.parse(row.record) as MemoryRequest),
+  };
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     if (event.type === 'AccountErased') {
@@ -77,6 +120,7 @@ export class AgenticMemoryRequestsProjector implements Projector {
         'INSERT INTO agentic_memory_requests (request_uuid, collection_uuid, state, request_type, requester_reference, position, created_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         [r.request_uuid, r.collection_uuid, r.state, r.request_type, r.requested_by.reference, event.position.toString().padStart(20, '0'), r.created, JSON.stringify(r)],
       );
+      await this.outbox.put(tx, { ...requestChange(r), position: event.position, event_id: event.event_id });
       return;
     }
     if (e.type === 'AgenticMemoryRequestResolved') {
@@ -85,6 +129,7 @@ export class AgenticMemoryRequestsProjector implements Projector {
       if (rows.length === 0) return;
       const record: MemoryRequest = { ...(JSON.parse(rows[0].record) as MemoryRequest), state: d.state, resolved: d.resolved, response: d.response, resolved_by_profile_uuid: d.resolved_by_profile_uuid };
       await q('UPDATE agentic_memory_requests SET state = ?, record = ? WHERE request_uuid = ?', [d.state, JSON.stringify(record), d.request_uuid]);
+      await this.outbox.put(tx, { ...requestChange(record), position: event.position, event_id: event.event_id });
     }
   }
 
@@ -96,6 +141,6 @@ export class AgenticMemoryRequestsProjector implements Projector {
 export const agenticMemoryRequestsReadModel: ReadModelDefinition = {
   name: 'agentic-memory-requests',
   entities: [],
-  migrations: [AgenticMemoryRequests1764000006100],
+  migrations: [AgenticMemoryRequests1764000006100, AgenticMemoryRequestsOutbox1764000014600],
   projector: AgenticMemoryRequestsProjector,
 };

@@ -8,6 +8,8 @@ import { portableSql } from '../../src/platform/read-model/read-model.datasource
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { AiWalletApproval, AiWalletIntent, BindingEvent } from '../../src/modules/ai-wallets/domain/binding';
 import { NO_POLICY_UUID } from '../../src/modules/ai-wallets/domain/policy';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { intentRecord } from './intent-record';
 
 export interface IntentRow {
   intent_uuid: string;
@@ -72,9 +74,39 @@ export class AiWalletIntents1764000003100 implements MigrationInterface {
   }
 }
 
-export class AiWalletIntentsProjector implements Projector {
+/** The intents' outbox (src/platform/outbox): each change of an intent, as its AiWalletIntent record, for Kafka. */
+export class AiWalletIntentsOutbox1764000014800 implements MigrationInterface {
+  name = 'AiWalletIntentsOutbox1764000014800';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_ai_wallet_intents');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_ai_wallet_intents');
+  }
+}
+
+/** An intent as its topic carries it: keyed by intent_uuid, its workspace and binding in the headers. */
+const intentChange = (i: AiWalletIntent) => ({ key: i.intent_uuid, value: i, headers: { workspace_uuid: i.workspace_uuid, binding_uuid: i.binding_uuid } });
+
+export class AiWalletIntentsProjector implements Projector, PublishingProjector {
   readonly name = 'ai-wallet-intents';
   readonly handles = ['AiWalletIntentDenied', 'AiWalletIntentReserved', 'AiWalletApprovalRequested', 'AiWalletApprovalApproved', 'AiWalletApprovalRejected', 'AiWalletIntentExpired', 'AiWalletIntentSettled', 'AccountErased'] as const;
+  readonly outbox = new ProjectionOutbox('ai-wallet-intents', 'outbox_ai_wallet_intents', {
+    title: 'AI-agent wallet intent (value of platform.projections.ai-wallet-intents)',
+    key: "the value's intent_uuid",
+    description:
+      'One intent an agent filed against its binding (denied or reserved, then approved, rejected, expired or settled) as GET /api/v1/ai-wallets/intents/{intent_uuid} ' +
+      'shows it, after each change. Every field is internal: purpose, destination and rationale are the agent\'s, not a person\'s words (docs/privacy.md). ' +
+      'EXPIRED is a state the expiry sweep records (an event), not read off the clock. Approvals have no topic.',
+    component: 'AiWalletIntent',
+    headers: { workspace_uuid: 'the workspace of the binding', binding_uuid: 'the binding the intent was filed against' },
+  });
+  readonly published: PublishedTable<{ intent_uuid: string; record: string }> = {
+    table: 'ai_wallet_intents',
+    key: 'intent_uuid',
+    columns: 'intent_uuid, record',
+    change: (row) => intentChange(intentRecord(row)),
+  };
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     if (event.type === 'AccountErased') {
@@ -88,14 +120,19 @@ export class AiWalletIntentsProjector implements Projector {
     const q = (sql: string, params: unknown[]) => tx.query(portableSql(tx, sql), params);
     const position = event.position.toString().padStart(20, '0');
     /** Intents and approvals keep their API record as JSON; a change merges into it and the indexed columns follow. */
-    const patch = async <R extends { state: string; expires_at?: string | null }>(table: 'ai_wallet_intents' | 'ai_wallet_approvals', key: 'intent_uuid' | 'approval_uuid', id: string, changes: Partial<R>): Promise<void> => {
+    const patch = async <R extends { state: string; expires_at?: string | null }>(table: 'ai_wallet_intents' | 'ai_wallet_approvals', key: 'intent_uuid' | 'approval_uuid', id: string, changes: Partial<R>): Promise<R | null> => {
       const rows: Array<{ record: string }> = await q(`SELECT record FROM ${table} WHERE ${key} = ?`, [id]);
-      if (rows.length === 0) return;
+      if (rows.length === 0) return null;
       const record = { ...(JSON.parse(rows[0].record) as R), ...changes };
       if (table === 'ai_wallet_intents') await q(`UPDATE ${table} SET state = ?, expires_at = ?, record = ? WHERE ${key} = ?`, [record.state, record.expires_at ?? null, JSON.stringify(record), id]);
       else await q(`UPDATE ${table} SET state = ?, record = ? WHERE ${key} = ?`, [record.state, JSON.stringify(record), id]);
+      return record;
     };
-    const patchIntent = (id: string, changes: Partial<AiWalletIntent>) => patch<AiWalletIntent>('ai_wallet_intents', 'intent_uuid', id, changes);
+    /** An intent's record written, and (Kafka on) put into the outbox as it now is. */
+    const published = async (intent: AiWalletIntent | null) => {
+      if (intent) await this.outbox.put(tx, { ...intentChange(intent), position: event.position, event_id: event.event_id });
+    };
+    const patchIntent = async (id: string, changes: Partial<AiWalletIntent>) => published(await patch<AiWalletIntent>('ai_wallet_intents', 'intent_uuid', id, changes));
     const patchApproval = (id: string, changes: Partial<AiWalletApproval>) => patch<AiWalletApproval>('ai_wallet_approvals', 'approval_uuid', id, changes);
     const e = { type: event.type, data: event.data } as BindingEvent;
     switch (e.type) {
@@ -106,6 +143,7 @@ export class AiWalletIntentsProjector implements Projector {
         await q('INSERT INTO ai_wallet_intents (intent_uuid, binding_uuid, workspace_uuid, state, expires_at, position, record) VALUES (?, ?, ?, ?, ?, ?, ?)', [
           i.intent_uuid, i.binding_uuid, i.workspace_uuid, i.state, i.expires_at, position, JSON.stringify(i),
         ]);
+        await published(i);
         return;
       }
       case 'AiWalletApprovalRequested': {
@@ -146,6 +184,6 @@ export class AiWalletIntentsProjector implements Projector {
 export const aiWalletIntentsReadModel: ReadModelDefinition = {
   name: 'ai-wallet-intents',
   entities: [],
-  migrations: [AiWalletIntents1764000003100],
+  migrations: [AiWalletIntents1764000003100, AiWalletIntentsOutbox1764000014800],
   projector: AiWalletIntentsProjector,
 };

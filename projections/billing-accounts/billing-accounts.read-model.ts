@@ -17,6 +17,8 @@ import { insertRecord, patchRecord, readRecord, replaceRecord, type JsonRecordTa
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { periodOf, type BillingEvent, type Topup } from '../../src/modules/billing/domain/account';
 import { foldStored, type StoredAccountState } from '../../src/modules/billing/domain/account-view';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { publishedAccount } from './account-record';
 
 export interface AccountRow {
   account_key: string;
@@ -112,11 +114,52 @@ export class BillingAccountKeys1764000013900 implements MigrationInterface {
   }
 }
 
+/** The accounts' outbox (src/platform/outbox): each change of an account, as its BillingAccount record, for Kafka. */
+export class BillingAccountsOutbox1764000014500 implements MigrationInterface {
+  name = 'BillingAccountsOutbox1764000014500';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_billing_accounts');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_billing_accounts');
+  }
+}
+
+/** An account row as its topic carries it: keyed by account_id, whose account it is in the headers. */
+const accountChange = (row: Pick<AccountRow, 'state'>) => {
+  const record = publishedAccount(row);
+  return { key: record.account_id, value: record, headers: { tenant_uuid: record.tenant_uuid, account_key: record.account_key } };
+};
+
 /** The account's key, from its stream's name (`billing-account-<key>`). */
 const keyOf = (stream: string): string => stream.slice('billing-account-'.length);
 
-export class BillingAccountsProjector implements Projector {
+export class BillingAccountsProjector implements Projector, PublishingProjector {
   readonly name = 'billing-accounts';
+  readonly outbox = new ProjectionOutbox('billing-accounts', 'outbox_billing_accounts', {
+    title: 'Billing account (value of platform.projections.billing-accounts)',
+    key: "the value's account_id",
+    description:
+      'One billing account with its usage of the current period (rated_usage_credits, usage_events, period) as GET /api/v1/billing/account shows it, ' +
+      'after each change of the account (a rated usage, a period close, a grant, a top-up, a subscription). Usage is per account and period only: ' +
+      'the read model keeps no breakdown by product or source event type. status and available_credits are as the stored state says: every lot ' +
+      'still holding credits counts (the API reads them at the time of reading, so a lot whose expiry passed before the period close no longer counts ' +
+      'there; compare credit_pools.*.first_expires_at).',
+    component: 'BillingAccount',
+    omit: {
+      pending_usage_events: "the rater's reconciliation count (billing_rating_checks, written by the rater, not by this projection): GET /api/v1/billing/usage answers it",
+    },
+    headers: {
+      tenant_uuid: 'the tenant the account bills',
+      account_key: "the account's key (its stream billing-account-<key>): the tenant's id for a tenant's account, a digest of the person for a person's own in the global tenant",
+    },
+  });
+  readonly published: PublishedTable<Pick<AccountRow, 'account_key'> & { record: string }> = {
+    table: 'billing_accounts',
+    key: 'account_key',
+    columns: 'account_key, record',
+    change: (row) => accountChange(JSON.parse(row.record) as AccountRow),
+  };
   readonly handles = [
     'BillingAccountOpened', 'BillingCreditsGranted', 'BillingCreditsDebited', 'BillingUsageRated', 'BillingPeriodClosed', 'BillingSubscriptionStarted', 'BillingSubscriptionCancelRequested',
     'BillingTopupRequested', 'BillingTopupSettled', 'BillingTopupFailed', 'BillingTopupFlagged', 'AccountErased',
@@ -132,7 +175,7 @@ export class BillingAccountsProjector implements Projector {
    * adjustments) are written as their events come.
    */
   async applyBatch(events: RecordedEvent[], tx: EntityManager): Promise<void> {
-    const accounts = new Map<string, { row: AccountRow; stored: boolean; position: string }>();
+    const accounts = new Map<string, { row: AccountRow; stored: boolean; position: string; last: RecordedEvent }>();
     const usage = new Map<string, { account_key: string; period: string; credits: string; events: number; stored: boolean }>();
     for (const event of events) {
       if (event.type === 'AccountErased') {
@@ -149,20 +192,22 @@ export class BillingAccountsProjector implements Projector {
       let account = accounts.get(account_key);
       if (!account) {
         const stored = await readRecord(tx, ACCOUNTS, account_key);
-        if (stored) account = { row: stored, stored: true, position };
+        if (stored) account = { row: stored, stored: true, position, last: event };
       }
       // A replayed event (the checkpoint's batch again after a crash) is already folded in: the version tells.
       if (account && BigInt(account.row.state.version) >= event.revision) continue;
       const state = foldStored(account?.row.state ?? null, e);
       const row: AccountRow = { account_key, account_id: state.account!.account_id, period_ends_at: state.period.ends_at, state };
-      accounts.set(account_key, { row, stored: account?.stored ?? false, position: account?.position ?? position });
+      accounts.set(account_key, { row, stored: account?.stored ?? false, position: account?.position ?? position, last: event });
       const { tenant_uuid, profile_uuid } = state.account!;
       if (e.type === 'BillingUsageRated') await this.rated(usage, account_key, periodOf(e.data.at).started_at, e.data.credits, tx);
       else await this.side(e, { account_key, on: { tenant_uuid, profile_uuid } }, position, tx);
     }
-    for (const { row, stored, position } of accounts.values()) {
+    for (const { row, stored, position, last } of accounts.values()) {
       if (stored) await replaceRecord(tx, ACCOUNTS, row);
       else await insertRecord(tx, ACCOUNTS, row, { position });
+      // Kafka on: the account as written, once per batch (its newest state), with the last event that changed it.
+      if (this.outbox.enabled) await this.outbox.put(tx, { ...accountChange(row), position: last.position, event_id: last.event_id });
     }
     for (const u of usage.values()) {
       if (u.stored) await tx.query(portableSql(tx, 'UPDATE billing_usage_periods SET credits = ?, events = ? WHERE account_key = ? AND period_started_at = ?'), [u.credits, u.events, u.account_key, u.period]);
@@ -235,6 +280,6 @@ export class BillingAccountsProjector implements Projector {
 export const billingAccountsReadModel: ReadModelDefinition = {
   name: 'billing-accounts',
   entities: [],
-  migrations: [BillingAccounts1764000011600, BillingAccountKeys1764000013900],
+  migrations: [BillingAccounts1764000011600, BillingAccountKeys1764000013900, BillingAccountsOutbox1764000014500],
   projector: BillingAccountsProjector,
 };

@@ -12,6 +12,7 @@ import { ReadModelDatabase } from '../../platform/read-model/read-model.datasour
 import type { BindingRow } from '../../../projections/ai-wallet-bindings/ai-wallet-bindings.read-model';
 import type { BudgetHoldRow } from '../../../projections/ai-wallet-budgets/ai-wallet-budgets.read-model';
 import type { ApprovalRow, IntentRow } from '../../../projections/ai-wallet-intents/ai-wallet-intents.read-model';
+import { intentRecord } from '../../../projections/ai-wallet-intents/intent-record';
 import type { ActivityRow } from '../../../projections/ai-wallet-activity/ai-wallet-activity.read-model';
 import { bindingStream, budgetOf, utcMonth, type AiWalletBudget, type AiWalletIntent } from './domain/binding';
 import { policyExpired, type AiWalletPolicy } from './domain/policy';
@@ -148,7 +149,7 @@ export class GetIntentHandler implements IQueryHandler<GetIntent> {
     const rows: IntentRow[] = await this.db.reader.query(this.db.sql('SELECT * FROM ai_wallet_intents WHERE intent_uuid = ?'), [intent_uuid]);
     if (rows.length === 0) throw new PlatformError('NOT_FOUND', 'No such intent.');
     await this.access.binding(principal, rows[0].binding_uuid, 'read', () => new PlatformError('NOT_FOUND', 'No such intent.'));
-    return JSON.parse(rows[0].record) as AiWalletIntent;
+    return intentRecord(rows[0]);
   }
 }
 
@@ -168,7 +169,7 @@ export class ListIntentsHandler implements IQueryHandler<ListIntents> {
       before ? [binding_uuid, before, limit + 1] : [binding_uuid, limit + 1],
     );
     const { rows: taken, next_cursor } = rawPage(rows, limit, byPosition, `intents:${binding_uuid}`);
-    return { items: taken.map((r) => JSON.parse(r.record)), ...(next_cursor ? { next_cursor } : {}) };
+    return { items: taken.map(intentRecord), ...(next_cursor ? { next_cursor } : {}) };
   }
 }
 

@@ -1,37 +1,19 @@
 /** Arena reads: the caller's tenant's seasons, and one season with its ranked leaderboard. */
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
-import { parseDecimal } from '../../platform/decimal/fixed18';
 import type { PageQuery } from '../../platform/http/pagination';
 import { recordPage } from '../../platform/read-model/json-records';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import type { SeasonRecord } from '../../../projections/arena-seasons/arena-seasons.read-model';
+import { rankStandings, seasonView } from '../../../projections/arena-seasons/season-view';
 import type { StandingRecord } from './domain/standing';
 import { ArenaAccess } from './arena-access';
-import type { ArenaSeason, ArenaStanding } from './dto/responses.dto';
+import type { ArenaSeason } from './dto/responses.dto';
 
 export const ARENA_PAGE = { default: 50, max: 200 };
 
-const seasonView = (r: SeasonRecord, leaderboard: ArenaStanding[]): ArenaSeason => ({
-  season_uuid: r.season_uuid, tenant_uuid: r.tenant_uuid, name: r.name, markets: r.markets, starts_at: r.starts_at, ends_at: r.ends_at, status: r.status, version: r.version,
-  started_position: r.started_position, settled_position: r.settled_position, created_by_profile_uuid: r.created_by_profile_uuid, created_at: r.created_at, updated_at: r.updated_at, leaderboard,
-});
-
-/** Ranked by realised P&L (exact), then fewer trades, then earlier enrolment; disqualified participants unranked, last. */
-export function rankStandings(standings: StandingRecord[]): ArenaStanding[] {
-  const signed = { allowSign: true } as const;
-  const qualified = standings
-    .filter((s) => !s.disqualified)
-    .sort((a, b) => {
-      const d = parseDecimal(b.realized_pnl, signed) - parseDecimal(a.realized_pnl, signed);
-      return d !== 0n ? (d > 0n ? 1 : -1) : a.trades - b.trades || a.enrolled_at.localeCompare(b.enrolled_at) || a.profile_uuid.localeCompare(b.profile_uuid);
-    });
-  const view = (s: StandingRecord, rank: number | null): ArenaStanding => ({
-    rank, profile_uuid: s.profile_uuid, realized_pnl: s.realized_pnl, trades: s.trades, markets: s.markets, positions: s.positions, disqualified: s.disqualified,
-    disqualification_reason: s.disqualification_reason, enrolled_at: s.enrolled_at,
-  });
-  return [...qualified.map((s, i) => view(s, i + 1)), ...standings.filter((s) => s.disqualified).map((s) => view(s, null))];
-}
+/** The leaderboard's ranking: the read model's (projections/arena-seasons/season-view.ts), which its topic uses too. */
+export { rankStandings };
 
 export class GetArenaSeason {
   constructor(readonly principal: Principal, readonly season_uuid: string) {}

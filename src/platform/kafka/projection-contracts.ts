@@ -10,7 +10,7 @@
 export interface ProjectionContract {
   /** One line: what a message value is. */
   title: string;
-  /** The member of the value that is the message key (the row's id). */
+  /** What the message key is (the row's id), e.g. "the value's order_uuid". */
   key: string;
   /** What a reader needs beyond the fields: what one message stands for, how it relates to the API. */
   description: string;
@@ -19,7 +19,11 @@ export interface ProjectionContract {
    * no API record and its schema is written by hand in docs/schemas (the wallet budgets' reservation rows).
    */
   component?: string;
-  /** Members of the component the topic leaves out (per-viewer `actions`, personal fields), each with why. */
+  /**
+   * Members of the component the topic leaves out (per-viewer `actions`, personal fields), each with why. A member of
+   * a nested record is named by its path: `.` steps into a member, `[]` into an array's items (`leaderboard[].reason`);
+   * the record it is left out of is a component, so it is left out wherever this topic's value holds that component.
+   */
   omit?: Readonly<Record<string, string>>;
   /** Message headers beyond `read_model`, `position`, `event_id` (and `snapshot` on seeds), each with what it holds. */
   headers?: Readonly<Record<string, string>>;
@@ -69,7 +73,9 @@ export function projectionSchema(readModel: string, contract: ProjectionContract
     if (s.example !== undefined) out.examples = [s.example];
     if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
     if (s.nullable !== true) return out;
-    if (typeof out.type === 'string') {
+    // A nullable record that is a component (`allOf: [{$ref}]`, as @nestjs/swagger writes it): null must not have to
+    // pass the component's own `type: object` too, so only a plain typed schema takes `null` into its type.
+    if (typeof out.type === 'string' && !out.allOf && !out.anyOf && !out.oneOf) {
       out.type = [out.type, 'null'];
       if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
       return out;
@@ -78,18 +84,34 @@ export function projectionSchema(readModel: string, contract: ProjectionContract
   };
   const root = convert({ ...component(contract.component) });
   const omit = contract.omit ?? {};
-  for (const member of Object.keys(omit)) {
-    const properties = root.properties as Record<string, Schema> | undefined;
-    if (!properties || !(member in properties)) throw new Error(`projection ${readModel}: ${contract.component} has no member ${member} to omit`);
+  /** A converted schema with its `$defs` reference (and a nullable or described `allOf` of one) followed. */
+  const resolved = (s: Schema): Schema => {
+    if (typeof s.$ref === 'string') return defs[s.$ref.slice('#/$defs/'.length)] ?? s;
+    const [only] = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.allOf) ? s.allOf : []) as Schema[];
+    return only && (s.allOf ? (s.allOf as Schema[]).length === 1 : true) && !s.properties ? resolved(only) : s;
+  };
+  for (const path of Object.keys(omit)) {
+    const steps = path.split('.');
+    const member = steps.pop()!;
+    let record: Schema | undefined = root;
+    for (const step of steps) {
+      const into = step.endsWith('[]');
+      const at: Schema | undefined = (resolved(record!).properties as Record<string, Schema> | undefined)?.[into ? step.slice(0, -2) : step];
+      record = at && (into ? (resolved(at).items as Schema | undefined) : at);
+      if (!record) break;
+    }
+    const target = record && resolved(record);
+    const properties = target?.properties as Record<string, Schema> | undefined;
+    if (!target || !properties || !(member in properties)) throw new Error(`projection ${readModel}: ${contract.component} has no member ${path} to omit`);
     delete properties[member];
-    if (Array.isArray(root.required)) root.required = root.required.filter((r) => r !== member);
+    if (Array.isArray(target.required)) target.required = target.required.filter((r) => r !== member);
   }
   const headers = Object.entries(contract.headers ?? {}).map(([h, what]) => `${h} (${what})`);
   const left = Object.entries(omit).map(([m, why]) => `${m} (${why})`);
   const description = [
     contract.description,
     `The ${contract.component} record of the API${left.length ? `, without ${left.join(', ')}` : ''}.`,
-    `Log-compacted; key = the value's ${contract.key}; a null value is a tombstone (the row was deleted).`,
+    `Log-compacted; key = ${contract.key}; a null value is a tombstone (the row was deleted).`,
     `Headers: ${[STANDARD_HEADERS, ...headers].join('; ')}.`,
   ].join(' ');
   delete root.description; // the component's own, for the API: the topic's says more
