@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { projectionSchemaFiles } from '../../src/cli/projection-schemas';
+import { projectionSchemaFiles, projectionTopicsTable, withProjectionTopics } from '../../src/cli/projection-schemas';
 import { projectionSchema, type OpenApiDocument } from '../../src/platform/kafka/projection-contracts';
 
 const ROOT = join(__dirname, '../..');
@@ -22,6 +22,12 @@ describe('projection topic schemas', () => {
       expect(existsSync(join(ROOT, f.path))).toBe(true);
       if (f.text !== null) expect({ path: f.path, text: readFileSync(join(ROOT, f.path), 'utf8') }).toEqual({ path: f.path, text: f.text });
     }
+  });
+
+  it("docs/kafka.md's table of projection topics is what the contracts declare (npm run projection-schemas)", () => {
+    const doc = readFileSync(join(ROOT, 'docs/kafka.md'), 'utf8');
+    expect(withProjectionTopics(doc, projectionTopicsTable())).toBe(doc);
+    for (const f of files) expect(doc).toContain(`\`<prefix>.projections.${f.readModel}\``);
   });
 
   it('every schema file compiles as JSON Schema 2020-12', () => {
