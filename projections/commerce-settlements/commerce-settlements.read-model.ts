@@ -2,9 +2,10 @@
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
-import { insertRecord, patchRecord, type JsonRecordTable } from '../../src/platform/read-model/json-records';
+import { insertRecord, patchRecord, readRecord, type JsonRecordTable } from '../../src/platform/read-model/json-records';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import type { SettlementChange, SettlementEvent, SettlementIntentCore, SettlementState } from '../../src/modules/commerce/domain/settlement';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
 export interface SettlementIntentRecord extends SettlementIntentCore {
   state: SettlementState;
@@ -55,9 +56,55 @@ export class CommerceSettlements1764000011400 implements MigrationInterface {
   }
 }
 
-export class CommerceSettlementsProjector implements Projector {
+/** The settlement intents' outbox (src/platform/outbox): each change of an intent row, as its record, for Kafka. */
+export class CommerceSettlementsOutbox1764000014300 implements MigrationInterface {
+  name = 'CommerceSettlementsOutbox1764000014300';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_commerce_settlement_intents');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_commerce_settlement_intents');
+  }
+}
+
+/**
+ * A settlement intent as the API shows it, without `actions` (the CommerceSettlementIntent component's members, in
+ * its order): what the settlement queries add the actions to, and what the topic publishes. Typed as the record: a
+ * member added to it must be added here.
+ */
+export function settlementRecord(r: SettlementIntentRecord): SettlementIntentRecord {
+  return {
+    settlement_intent_uuid: r.settlement_intent_uuid, merchant_uuid: r.merchant_uuid, workspace_uuid: r.workspace_uuid, tenant_uuid: r.tenant_uuid, network_id: r.network_id, asset: r.asset,
+    amount: r.amount, destination: r.destination, state: r.state, revision: r.revision, version: r.version, request_commitment: r.request_commitment,
+    transaction_reference: r.transaction_reference, failure_code: r.failure_code, reason_code: r.reason_code, funds_movement_available: r.funds_movement_available,
+    requested_by_profile_uuid: r.requested_by_profile_uuid, created: r.created, updated: r.updated,
+  };
+}
+
+const settlementHeaders = (r: SettlementIntentRecord) => ({ merchant_uuid: r.merchant_uuid, workspace_uuid: r.workspace_uuid, tenant_uuid: r.tenant_uuid });
+
+/** Settlement intents. With Kafka on, every change of an intent row also goes to the outbox, keyed by its id. */
+export class CommerceSettlementsProjector implements Projector, PublishingProjector {
   readonly name = 'commerce-settlements';
   readonly handles = ['CommerceSettlementRequested', 'CommerceSettlementApproved', 'CommerceSettlementSubmitted', 'CommerceSettlementConfirmed', 'CommerceSettlementFailed', 'CommerceSettlementCancelled'] as const;
+  readonly outbox = new ProjectionOutbox('commerce-settlements', 'outbox_commerce_settlement_intents', {
+    title: 'Commerce settlement intent (value of platform.projections.commerce-settlements)',
+    key: "the value's settlement_intent_uuid",
+    description:
+      "One settlement intent (a merchant's request to pay out settled funds) as GET /api/v1/commerce/settlement-intents/{settlement_intent_uuid} shows it: each change raises revision (and version, the same) and request_commitment commits to the request at that revision. No funds move (funds_movement_available is always false).",
+    component: 'CommerceSettlementIntent',
+    omit: { actions: 'what the caller may do now: depends on who asks' },
+    headers: { merchant_uuid: 'the merchant whose settled funds the intent draws on', workspace_uuid: "the merchant's workspace", tenant_uuid: "the workspace's tenant" },
+  });
+  readonly published: PublishedTable<{ record: string }> = {
+    table: 'commerce_settlement_intents',
+    key: 'settlement_intent_uuid',
+    columns: 'settlement_intent_uuid, record',
+    change: (row) => {
+      const r = JSON.parse(row.record) as SettlementIntentRecord;
+      return { key: r.settlement_intent_uuid, value: settlementRecord(r), headers: settlementHeaders(r) };
+    },
+  };
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
     const e = { type: event.type, data: event.data } as unknown as SettlementEvent;
@@ -67,10 +114,11 @@ export class CommerceSettlementsProjector implements Projector {
         ...intent, state: 'REQUESTED', revision, version: revision, request_commitment, updated: intent.created, transaction_reference: null, failure_code: null, reason_code: null, funds_movement_available: false,
       };
       await insertRecord(tx, SETTLEMENT_INTENTS, record, { position: event.position.toString().padStart(20, '0') });
+      await this.publish(tx, event, this.outbox.enabled ? await readRecord(tx, SETTLEMENT_INTENTS, intent.settlement_intent_uuid) : null);
       return;
     }
     const d = e.data as SettlementChange;
-    await patchRecord(tx, SETTLEMENT_INTENTS, d.settlement_intent_uuid, (r) => ({
+    const after = await patchRecord(tx, SETTLEMENT_INTENTS, d.settlement_intent_uuid, (r) => ({
       state: d.to,
       revision: d.revision,
       version: d.revision,
@@ -80,6 +128,13 @@ export class CommerceSettlementsProjector implements Projector {
       failure_code: d.failure_code,
       reason_code: d.reason_code,
     }));
+    await this.publish(tx, event, after);
+  }
+
+  /** The intent row's new state into the outbox (Kafka on; no row: nothing). */
+  private async publish(tx: EntityManager, event: RecordedEvent, after: SettlementIntentRecord | null): Promise<void> {
+    if (!after || !this.outbox.enabled) return;
+    await this.outbox.put(tx, { key: after.settlement_intent_uuid, value: settlementRecord(after), position: event.position, event_id: event.event_id, headers: settlementHeaders(after) });
   }
 
   async reset(tx: EntityManager): Promise<void> {
@@ -90,6 +145,6 @@ export class CommerceSettlementsProjector implements Projector {
 export const commerceSettlementsReadModel: ReadModelDefinition = {
   name: 'commerce-settlements',
   entities: [],
-  migrations: [CommerceSettlements1764000011400],
+  migrations: [CommerceSettlements1764000011400, CommerceSettlementsOutbox1764000014300],
   projector: CommerceSettlementsProjector,
 };

@@ -13,9 +13,9 @@ import { ReadModelDatabase } from '../../platform/read-model/read-model.datasour
 import { containsPattern, recordPage } from '../../platform/read-model/json-records';
 import { MERCHANTS, type MerchantRecord } from '../../../projections/commerce-merchants/commerce-merchants.read-model';
 import { PRODUCTS, type ProductRecord } from '../../../projections/commerce-products/commerce-products.read-model';
-import { INVOICES, PAYMENTS, type InvoiceRecord, type PaymentRecord } from '../../../projections/commerce-invoices/commerce-invoices.read-model';
+import { INVOICES, invoiceRecord, PAYMENTS, paymentRecord, type InvoiceRecord, type PaymentRecord } from '../../../projections/commerce-invoices/commerce-invoices.read-model';
 import { WALLETS, type WalletRecord } from '../../../projections/commerce-wallets/commerce-wallets.read-model';
-import { SETTLEMENT_INTENTS, type SettlementIntentRecord } from '../../../projections/commerce-settlements/commerce-settlements.read-model';
+import { SETTLEMENT_INTENTS, settlementRecord, type SettlementIntentRecord } from '../../../projections/commerce-settlements/commerce-settlements.read-model';
 import { invoiceActions, merchantActions, paymentActions, productActions, settlementActions, walletActions, type CommerceAction } from './domain/actions';
 import { INVOICE_STATUSES, InvoiceNotFound, PAYMENT_STATES, PaymentNotFound } from './domain/invoice-records';
 import { MERCHANT_STATUSES, MerchantNotFound } from './domain/merchant';
@@ -34,10 +34,12 @@ export interface DocumentPage<R> {
 
 export const merchantView = (r: MerchantRecord): Document<MerchantRecord> => ({ ...r, actions: merchantActions(r) });
 export const productView = (r: ProductRecord): Document<ProductRecord> => ({ ...r, actions: productActions(r) });
-export const invoiceView = (r: InvoiceRecord, now: Date): Document<InvoiceRecord> => ({ ...r, actions: invoiceActions({ ...r, expired: now.getTime() >= Date.parse(r.expires_at) }) });
-export const paymentView = (r: PaymentRecord): Document<PaymentRecord> => ({ ...r, actions: paymentActions(r) });
+// Invoices, payments and settlement intents: the record as their read model publishes it to Kafka (less what a topic
+// may not carry), so the API and the topics show the same members.
+export const invoiceView = (r: InvoiceRecord, now: Date): Document<InvoiceRecord> => ({ ...invoiceRecord(r), actions: invoiceActions({ ...r, expired: now.getTime() >= Date.parse(r.expires_at) }) });
+export const paymentView = (r: PaymentRecord): Document<PaymentRecord> => ({ ...paymentRecord(r), actions: paymentActions(r) });
 export const walletView = (r: WalletRecord): Document<WalletRecord> => ({ ...r, actions: walletActions(r) });
-export const settlementView = (r: SettlementIntentRecord): Document<SettlementIntentRecord> => ({ ...r, actions: settlementActions(r) });
+export const settlementView = (r: SettlementIntentRecord): Document<SettlementIntentRecord> => ({ ...settlementRecord(r), actions: settlementActions(r) });
 
 type Filter = keyof CommerceQuery;
 const PAGING: Filter[] = ['cursor', 'limit'];

@@ -6,7 +6,7 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/principal';
 import { PlatformError } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
-import { RECIPIENT_KEYS, TRANSFERS, type RecipientKeyRecord, type TransferRecord } from '../../../projections/commerce-transfers/commerce-transfers.read-model';
+import { RECIPIENT_KEYS, TRANSFERS, transferRecord, type RecipientKeyRecord, type TransferRecord } from '../../../projections/commerce-transfers/commerce-transfers.read-model';
 import { transferActions } from './domain/actions';
 import { RecipientKeyNotFound } from './domain/recipient-key';
 import { TransferNotFound } from './domain/transfer';
@@ -14,7 +14,8 @@ import { CommerceAccess } from './commerce-access';
 import type { ComplianceQueueQuery, RecipientKeyListQuery, TransferListQuery } from './dto/transfers.dto';
 import { page, type Document, type DocumentPage } from './queries';
 
-export const transferView = (r: TransferRecord): Document<TransferRecord> => ({ ...r, actions: transferActions(r) });
+/** The record as the transfers read model publishes it to Kafka, and its actions. */
+export const transferView = (r: TransferRecord): Document<TransferRecord> => ({ ...transferRecord(r), actions: transferActions(r) });
 const keyView = (r: RecipientKeyRecord): Document<RecipientKeyRecord> => ({ ...r, actions: [] });
 
 export class GetTransfer {
