@@ -1,7 +1,8 @@
 /**
  * Billing accounts (docs/billing.md): each account (a tenant's, or one person's of the global tenant; keyed by its
  * account key, src/modules/billing/domain/account-key.ts, the key its stream is named by) folded with the decider's own
- * `evolve` (the balance the API shows is the balance the commands decide on), the usage rated per period, the top-ups
+ * `evolve` (the balance the API shows is the balance the commands decide on), the usage rated per period (and per source
+ * type, the rated usage's source_type, in billing_usage_by_source, published as billing-usage), the top-ups
  * and the adjustments.
  * The rater's reconciliation counts (`billing_rating_checks`) live beside them but are the rater's, written with its
  * checkpoint: a rebuild of this read model re-projects the rated usage and leaves them (and the rating) alone.
@@ -17,7 +18,7 @@ import { insertRecord, patchRecord, readRecord, replaceRecord, type JsonRecordTa
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { periodOf, type BillingEvent, type Topup } from '../../src/modules/billing/domain/account';
 import { foldStored, type StoredAccountState } from '../../src/modules/billing/domain/account-view';
-import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type Publication, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 import { publishedAccount } from './account-record';
 
 export interface AccountRow {
@@ -125,11 +126,85 @@ export class BillingAccountsOutbox1764000014500 implements MigrationInterface {
   }
 }
 
+/**
+ * Usage per source ("product": the event type the rate card priced, a rated usage's `source_type`) of each account and
+ * period, beside the period's total in billing_usage_periods, and its outbox (topic billing-usage). After this migration
+ * the table is empty for the periods already projected: `npm run projections -- rebuild billing-accounts` fills it
+ * (every BillingUsageRated carries its source_type).
+ */
+export class BillingUsageBySource1764000014900 implements MigrationInterface {
+  name = 'BillingUsageBySource1764000014900';
+  async up(q: QueryRunner): Promise<void> {
+    const text = (name: string, length: string) => ({ name, type: 'varchar', length });
+    await q.createTable(
+      new Table({
+        name: 'billing_usage_by_source',
+        columns: [
+          { ...text('account_key', '32'), isPrimary: true },
+          { ...text('period_started_at', '32'), isPrimary: true },
+          { ...text('source_type', '100'), isPrimary: true },
+          text('tenant_uuid', '32'),
+          text('credits', '40'),
+          { name: 'events', type: 'bigint' },
+        ],
+      }),
+    );
+    await createOutboxTable(q, 'outbox_billing_usage_by_source');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_billing_usage_by_source');
+    await q.dropTable('billing_usage_by_source');
+  }
+}
+
 /** An account row as its topic carries it: keyed by account_id, whose account it is in the headers. */
 const accountChange = (row: Pick<AccountRow, 'state'>) => {
   const record = publishedAccount(row);
   return { key: record.account_id, value: record, headers: { tenant_uuid: record.tenant_uuid, account_key: record.account_key } };
 };
+
+/** A row of billing_usage_by_source: one account's usage of one source type in one period. */
+export interface UsageBySourceRow {
+  account_key: string;
+  period_started_at: string;
+  source_type: string;
+  /** The account's tenant (every account has one). */
+  tenant_uuid: string;
+  credits: string;
+  events: string | number;
+}
+
+/** The value of the topic billing-usage: a row of billing_usage_by_source as GET /billing/usage's by_source names it. */
+export interface PublishedUsageBySource {
+  account_key: string;
+  tenant_uuid: string;
+  period_started_at: string;
+  source_type: string;
+  credits: string;
+  usage_events: number;
+}
+
+/** A usage-by-source row as its topic carries it: keyed by `<account_key>:<period_started_at>:<source_type>`. */
+const usageBySourceChange = (row: UsageBySourceRow) => {
+  const value: PublishedUsageBySource = {
+    account_key: row.account_key,
+    tenant_uuid: row.tenant_uuid,
+    period_started_at: row.period_started_at,
+    source_type: row.source_type,
+    credits: formatPlain(parseDecimal(row.credits)),
+    usage_events: Number(row.events),
+  };
+  return { key: `${row.account_key}:${row.period_started_at}:${row.source_type}`, value, headers: { tenant_uuid: row.tenant_uuid, account_key: row.account_key } };
+};
+
+/** A period's usage being folded (read once per batch, written at its end): its total, or one source's part of it. */
+interface UsageSum {
+  account_key: string;
+  period: string;
+  credits: string;
+  events: number;
+  stored: boolean;
+}
 
 /** The account's key, from its stream's name (`billing-account-<key>`). */
 const keyOf = (stream: string): string => stream.slice('billing-account-'.length);
@@ -141,8 +216,8 @@ export class BillingAccountsProjector implements Projector, PublishingProjector 
     key: "the value's account_id",
     description:
       'One billing account with its usage of the current period (rated_usage_credits, usage_events, period) as GET /api/v1/billing/account shows it, ' +
-      'after each change of the account (a rated usage, a period close, a grant, a top-up, a subscription). Usage is per account and period only: ' +
-      'the read model keeps no breakdown by product or source event type. status and available_credits are as the stored state says: every lot ' +
+      'after each change of the account (a rated usage, a period close, a grant, a top-up, a subscription). The usage here is the period\'s total; ' +
+      'its breakdown by source event type (product) is on platform.projections.billing-usage. status and available_credits are as the stored state says: every lot ' +
       'still holding credits counts (the API reads them at the time of reading, so a lot whose expiry passed before the period close no longer counts ' +
       'there; compare credit_pools.*.first_expires_at).',
     component: 'BillingAccount',
@@ -160,6 +235,28 @@ export class BillingAccountsProjector implements Projector, PublishingProjector 
     columns: 'account_key, record',
     change: (row) => accountChange(JSON.parse(row.record) as AccountRow),
   };
+  /** Usage per account, period and source type (billing_usage_by_source): topic billing-usage. */
+  private readonly usageBySource: Publication = {
+    outbox: new ProjectionOutbox('billing-usage', 'outbox_billing_usage_by_source', {
+      title: 'Billing usage of one source in one period (value of platform.projections.billing-usage)',
+      key: '`<account_key>:<period_started_at>:<source_type>`: the account, the period (its start) and the source type',
+      description:
+        'The credits one billing account consumed in one period on one source, the event type the rate card priced (a rated usage\'s source_type: ' +
+        'OrderAccepted, AiWalletIntentReserved, AgenticMemoryRequestAccepted, ...; "product" for an analyst), after each batch of rated usage that ' +
+        'changed it, as an entry of GET /api/v1/billing/usage by_source shows it. The sum over the source types of a period is the period\'s ' +
+        'rated_usage_credits and usage_events (platform.projections.billing-accounts, keyed by account_id).',
+      headers: {
+        tenant_uuid: 'the tenant the account bills',
+        account_key: "the account's key (its stream billing-account-<key>)",
+      },
+    }),
+    published: {
+      table: 'billing_usage_by_source',
+      key: ['account_key', 'period_started_at', 'source_type'],
+      change: (row: UsageBySourceRow) => usageBySourceChange(row),
+    },
+  };
+  readonly morePublications: readonly Publication[] = [this.usageBySource];
   readonly handles = [
     'BillingAccountOpened', 'BillingCreditsGranted', 'BillingCreditsDebited', 'BillingUsageRated', 'BillingPeriodClosed', 'BillingSubscriptionStarted', 'BillingSubscriptionCancelRequested',
     'BillingTopupRequested', 'BillingTopupSettled', 'BillingTopupFailed', 'BillingTopupFlagged', 'AccountErased',
@@ -176,7 +273,8 @@ export class BillingAccountsProjector implements Projector, PublishingProjector 
    */
   async applyBatch(events: RecordedEvent[], tx: EntityManager): Promise<void> {
     const accounts = new Map<string, { row: AccountRow; stored: boolean; position: string; last: RecordedEvent }>();
-    const usage = new Map<string, { account_key: string; period: string; credits: string; events: number; stored: boolean }>();
+    const usage = new Map<string, UsageSum>();
+    const bySource = new Map<string, UsageSum & { source_type: string; tenant_uuid: string; last: RecordedEvent }>();
     for (const event of events) {
       if (event.type === 'AccountErased') {
         // The reasons the erased person wrote for adjustments (their words); the adjustments themselves stay.
@@ -200,7 +298,11 @@ export class BillingAccountsProjector implements Projector, PublishingProjector 
       const row: AccountRow = { account_key, account_id: state.account!.account_id, period_ends_at: state.period.ends_at, state };
       accounts.set(account_key, { row, stored: account?.stored ?? false, position: account?.position ?? position, last: event });
       const { tenant_uuid, profile_uuid } = state.account!;
-      if (e.type === 'BillingUsageRated') await this.rated(usage, account_key, periodOf(e.data.at).started_at, e.data.credits, tx);
+      if (e.type === 'BillingUsageRated') {
+        const period = periodOf(e.data.at).started_at;
+        await this.rated(usage, account_key, period, e.data.credits, tx);
+        await this.ratedBySource(bySource, { account_key, period, source_type: e.data.source_type, tenant_uuid }, e.data.credits, event, tx);
+      }
       else await this.side(e, { account_key, on: { tenant_uuid, profile_uuid } }, position, tx);
     }
     for (const { row, stored, position, last } of accounts.values()) {
@@ -213,10 +315,47 @@ export class BillingAccountsProjector implements Projector, PublishingProjector 
       if (u.stored) await tx.query(portableSql(tx, 'UPDATE billing_usage_periods SET credits = ?, events = ? WHERE account_key = ? AND period_started_at = ?'), [u.credits, u.events, u.account_key, u.period]);
       else await tx.query(portableSql(tx, 'INSERT INTO billing_usage_periods (account_key, period_started_at, credits, events) VALUES (?, ?, ?, ?)'), [u.account_key, u.period, u.credits, u.events]);
     }
+    for (const u of bySource.values()) {
+      const at = [u.account_key, u.period, u.source_type];
+      if (u.stored) await tx.query(portableSql(tx, 'UPDATE billing_usage_by_source SET credits = ?, events = ? WHERE account_key = ? AND period_started_at = ? AND source_type = ?'), [u.credits, u.events, ...at]);
+      else await tx.query(portableSql(tx, 'INSERT INTO billing_usage_by_source (account_key, period_started_at, source_type, tenant_uuid, credits, events) VALUES (?, ?, ?, ?, ?, ?)'), [...at, u.tenant_uuid, u.credits, u.events]);
+      // Kafka on: the row as written, once per batch, with the last usage that changed it.
+      const outbox = this.usageBySource.outbox;
+      if (outbox.enabled) {
+        const row: UsageBySourceRow = { account_key: u.account_key, period_started_at: u.period, source_type: u.source_type, tenant_uuid: u.tenant_uuid, credits: u.credits, events: u.events };
+        await outbox.put(tx, { ...usageBySourceChange(row), position: u.last.position, event_id: u.last.event_id });
+      }
+    }
+  }
+
+  /** A rated usage added to its source type's part of its period (read once per batch, written at its end). */
+  private async ratedBySource(
+    bySource: Map<string, UsageSum & { source_type: string; tenant_uuid: string; last: RecordedEvent }>,
+    { account_key, period, source_type, tenant_uuid }: { account_key: string; period: string; source_type: string; tenant_uuid: string },
+    credits: string,
+    event: RecordedEvent,
+    tx: EntityManager,
+  ): Promise<void> {
+    const key = `${account_key} ${period} ${source_type}`;
+    let u = bySource.get(key);
+    if (!u) {
+      const rows: Array<{ credits: string; events: string | number }> = await tx.query(
+        portableSql(tx, 'SELECT credits, events FROM billing_usage_by_source WHERE account_key = ? AND period_started_at = ? AND source_type = ?'),
+        [account_key, period, source_type],
+      );
+      u =
+        rows.length === 0
+          ? { account_key, period, source_type, tenant_uuid, credits: '0', events: 0, stored: false, last: event }
+          : { account_key, period, source_type, tenant_uuid, credits: rows[0].credits, events: Number(rows[0].events), stored: true, last: event };
+      bySource.set(key, u);
+    }
+    u.credits = formatPlain(parseDecimal(u.credits) + parseDecimal(credits));
+    u.events += 1;
+    u.last = event;
   }
 
   /** A rated usage added to its period's totals (read once per batch, written at its end). */
-  private async rated(usage: Map<string, { account_key: string; period: string; credits: string; events: number; stored: boolean }>, account_key: string, period: string, credits: string, tx: EntityManager): Promise<void> {
+  private async rated(usage: Map<string, UsageSum>, account_key: string, period: string, credits: string, tx: EntityManager): Promise<void> {
     const key = `${account_key} ${period}`;
     let u = usage.get(key);
     if (!u) {
@@ -273,13 +412,13 @@ export class BillingAccountsProjector implements Projector, PublishingProjector 
   }
 
   async reset(tx: EntityManager): Promise<void> {
-    for (const t of ['billing_accounts', 'billing_usage_periods', 'billing_topups', 'billing_adjustments']) await tx.query(`DELETE FROM ${t}`);
+    for (const t of ['billing_accounts', 'billing_usage_periods', 'billing_usage_by_source', 'billing_topups', 'billing_adjustments']) await tx.query(`DELETE FROM ${t}`);
   }
 }
 
 export const billingAccountsReadModel: ReadModelDefinition = {
   name: 'billing-accounts',
   entities: [],
-  migrations: [BillingAccounts1764000011600, BillingAccountKeys1764000013900, BillingAccountsOutbox1764000014500],
+  migrations: [BillingAccounts1764000011600, BillingAccountKeys1764000013900, BillingAccountsOutbox1764000014500, BillingUsageBySource1764000014900],
   projector: BillingAccountsProjector,
 };

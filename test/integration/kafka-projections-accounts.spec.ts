@@ -248,4 +248,38 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics of reque
     expect(used[used.length - 1]).toBe('0.2');
     expect(messages.map((m) => m.value).join('\n')).not.toContain(reason);
   });
+
+  it('publishes billing usage by source: per account, period and source type (product), as GET /billing/usage by_source shows it', async () => {
+    // A person who consumes two products: two orders of their own, and a memory request.
+    const publisher = await memory.person();
+    const p = await memory.person(undefined, 'Products');
+    const collection = await memory.createCollection(publisher);
+    for (const price of ['1000', '999']) {
+      expect((await call('POST', `${MTF}/orders`, p.headers, { direction: 'BUY', market: 'BTC-PERP', order_size: '0.010', limit_price: price, external_ref: 'cHJvZHVjdA' })).status).toBe(201);
+    }
+    expect((await call('POST', `${M}/collections/${collection.collection_uuid}/requests`, p.headers, { request_type: 'QUERY', question: 'What did the desk trade today?' })).status).toBe(202);
+    await settled();
+
+    const account = async (headers: Headers) => (await call('GET', '/api/v1/billing/account', headers)).json;
+    const expected = new Map<string, { value: object; headers: Record<string, string> }>();
+    const bySource = new Map<Headers, unknown[]>();
+    for (const who of [...accounts.map((a) => a.headers), p.headers]) {
+      const shown = await until(() => account(who), (a) => a.usage_events > 0 && a.pending_usage_events === 0, 15_000, 'usage rated');
+      const usage = (await call('GET', '/api/v1/billing/usage', who)).json;
+      expect(usage.by_source.map((s: { source_type: string }) => s.source_type)).toEqual([...usage.by_source.map((s: { source_type: string }) => s.source_type)].sort());
+      bySource.set(who, usage.by_source);
+      for (const s of usage.by_source as Array<{ source_type: string; credits: string; usage_events: number }>) {
+        expected.set(`${shown.account_key}:${usage.period.started_at}:${s.source_type}`, {
+          value: { account_key: shown.account_key, tenant_uuid: shown.tenant_uuid, period_started_at: usage.period.started_at, source_type: s.source_type, credits: s.credits, usage_events: s.usage_events },
+          headers: { tenant_uuid: shown.tenant_uuid, account_key: shown.account_key },
+        });
+      }
+    }
+    expect(bySource.get(p.headers)).toEqual([
+      { source_type: 'AgenticMemoryRequestAccepted', credits: '0.5', usage_events: 1 },
+      { source_type: 'OrderAccepted', credits: '0.2', usage_events: 2 },
+    ]);
+    expect(expected.size).toBeGreaterThanOrEqual(accounts.length + 2);
+    await expectTopic('billing-usage', expected);
+  });
 });

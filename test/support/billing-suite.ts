@@ -162,9 +162,9 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       const usage = (await call('GET', '/api/v1/billing/usage', a.trader)).json;
       expect(usage).toEqual({
         period: { started_at: '2026-11-01T00:00:00.000Z', ends_at: '2026-12-01T00:00:00.000Z' }, rated_usage_credits: '0.3', usage_events: 3, pending_usage_events: 0,
-        reconciliation: { mode: 'INGEST_TIME', checked: 3, posted: 3, pending: 0 },
+        reconciliation: { mode: 'INGEST_TIME', checked: 3, posted: 3, pending: 0 }, by_source: [{ source_type: 'OrderAccepted', credits: '0.3', usage_events: 3 }],
       });
-      expect((await call('GET', '/api/v1/billing/usage?period=2026-10', a.trader)).json).toMatchObject({ rated_usage_credits: '0', usage_events: 0, reconciliation: { checked: 0, posted: 0, pending: 0 } });
+      expect((await call('GET', '/api/v1/billing/usage?period=2026-10', a.trader)).json).toMatchObject({ rated_usage_credits: '0', usage_events: 0, reconciliation: { checked: 0, posted: 0, pending: 0 }, by_source: [] });
       expect((await call('GET', '/api/v1/billing/usage?period=2026-13', a.trader)).status).toBe(400);
     });
 
@@ -333,6 +333,37 @@ export function billingSuite(name: string, env: () => Record<string, string>, cl
       expect(qOrder.metadata.actor).toEqual({ type: 'profile', reference: q.profile_uuid });
       expect(qOrder.metadata.on_behalf_of).toBeUndefined();
       expect(await agentsOwnAccount(q.agents[0].client_id)).toEqual([]);
+    });
+
+    it('usage by source: the credits each product (the rated usage\'s source_type) consumed in the period, summed exactly, sorted by source_type', async () => {
+      // A global-tenant person: two orders of their own (0.1 each), then their agent's live intent (1), on the same account.
+      const p = await member();
+      for (let i = 0; i < 2; i++) expect((await order(p.headers)).status).toBe(201);
+      const ws = await call('POST', '/api/v1/workspaces', p.headers, { name: 'Products' });
+      expect(ws.status).toBe(201);
+      const b = await call('POST', '/api/v1/ai-wallets/bindings', p.headers, {
+        workspace_uuid: ws.json.workspace_id, agent_label: 'by-source', environment: 'SANDBOX', network_id: 'ethereum-sepolia', native_address: '0x52908400098527886E0F7030069857D2E4169EE7', policy: policy(),
+      });
+      expect(b.status).toBe(201);
+      const token = await call('POST', '/api/v1/auth/token', {}, { grant_type: 'client_credentials', client_id: b.json.workload_client_id, client_secret: b.json.client_secret });
+      const agent = { authorization: `Bearer ${token.json.access_token}`, 'idempotency-key': `by-source-${b.json.binding_uuid}` };
+      expect((await call('POST', `/api/v1/ai-wallets/bindings/${b.json.binding_uuid}/intents`, agent, intentBody('0.05'))).status).toBe(201);
+      await rated();
+      const usage = (await call('GET', '/api/v1/billing/usage', p.headers)).json;
+      expect(usage).toMatchObject({ rated_usage_credits: '1.2', usage_events: 3, pending_usage_events: 0 });
+      expect(usage.by_source).toEqual([
+        { source_type: 'AiWalletIntentReserved', credits: '1', usage_events: 1 },
+        { source_type: 'OrderAccepted', credits: '0.2', usage_events: 2 },
+      ]);
+      // The same period named explicitly; another period has none; the rows are the read model's.
+      expect((await call('GET', '/api/v1/billing/usage?period=2026-11', p.headers)).json.by_source).toEqual(usage.by_source);
+      expect((await call('GET', '/api/v1/billing/usage?period=2026-10', p.headers)).json.by_source).toEqual([]);
+      const key = billingAccountKey({ tenant_uuid: GLOBAL, profile_uuid: p.profile_uuid });
+      const stored = await rows('SELECT period_started_at, source_type, tenant_uuid, credits, events FROM billing_usage_by_source WHERE account_key = ? ORDER BY source_type', [key]);
+      expect(stored.map((r) => [r.period_started_at, r.source_type, r.tenant_uuid, r.credits, Number(r.events)])).toEqual([
+        ['2026-11-01T00:00:00.000Z', 'AiWalletIntentReserved', GLOBAL, '1', 1],
+        ['2026-11-01T00:00:00.000Z', 'OrderAccepted', GLOBAL, '0.2', 2],
+      ]);
     });
 
     it('reconciliation under load: checked and posted agree and pending returns to 0 once the rater and the account have caught up', async () => {

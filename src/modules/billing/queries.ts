@@ -39,6 +39,17 @@ async function usageOf(db: ReadModelDatabase, account_key: string, period: Billi
   return { credits: usage ? formatPlain(parseDecimal(usage.credits)) : '0', posted: Number(usage?.events ?? 0), checked: Number(checks?.checked ?? 0) };
 }
 
+/** A period's usage per source type (the rated usage's source_type), sorted by source_type. */
+async function usageBySourceOf(db: ReadModelDatabase, account_key: string, period: BillingPeriod): Promise<Array<{ source_type: string; credits: string; usage_events: number }>> {
+  const rows: Array<{ source_type: string; credits: string; events: string | number }> = await db.reader.query(
+    db.sql('SELECT source_type, credits, events FROM billing_usage_by_source WHERE account_key = ? AND period_started_at = ?'),
+    [account_key, period.started_at],
+  );
+  return rows
+    .map((r) => ({ source_type: r.source_type, credits: formatPlain(parseDecimal(r.credits)), usage_events: Number(r.events) }))
+    .sort((a, b) => (a.source_type < b.source_type ? -1 : a.source_type > b.source_type ? 1 : 0));
+}
+
 export class GetBillingAccount {
   constructor(readonly principal: Principal, readonly scope: BillingScope) {}
 }
@@ -68,7 +79,8 @@ export class GetBillingUsageHandler implements IQueryHandler<GetBillingUsage> {
     const period = query.period ? periodOf(`${query.period}-01T00:00:00.000Z`) : (await accountState(this.db, this.config, this.clock, account)).period;
     const { credits, posted, checked } = await usageOf(this.db, account.key, period);
     const pending = Math.max(0, checked - posted);
-    return { period, rated_usage_credits: credits, usage_events: posted, pending_usage_events: pending, reconciliation: { mode: 'INGEST_TIME', checked, posted, pending } };
+    const by_source = await usageBySourceOf(this.db, account.key, period);
+    return { period, rated_usage_credits: credits, usage_events: posted, pending_usage_events: pending, reconciliation: { mode: 'INGEST_TIME', checked, posted, pending }, by_source };
   }
 }
 

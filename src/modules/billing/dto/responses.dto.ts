@@ -111,6 +111,14 @@ export class BillingUsageReconciliationResponse {
   @ApiProperty({ ...COUNT, description: 'checked − posted: 0 in a healthy system once the account has caught up.' }) pending!: number;
 }
 
+@ApiSchema({ name: 'BillingUsageBySource' })
+export class BillingUsageBySourceResponse {
+  @ApiProperty({ description: 'What consumed the credits (the product): the event type the rate card priced, e.g. OrderAccepted, AiWalletIntentReserved, AgenticMemoryRequestAccepted.', example: 'OrderAccepted' })
+  source_type!: string;
+  @ApiProperty({ ...CREDITS, description: 'Credits rated for this source type in the period.' }) credits!: string;
+  @ApiProperty({ ...COUNT, description: 'Usage events of this source type rated in the period.' }) usage_events!: number;
+}
+
 @ApiSchema({ name: 'BillingUsage' })
 export class BillingUsageResponse {
   @ApiProperty({ type: BillingPeriodResponse }) period!: BillingPeriodResponse;
@@ -118,6 +126,11 @@ export class BillingUsageResponse {
   @ApiProperty(COUNT) usage_events!: number;
   @ApiProperty(COUNT) pending_usage_events!: number;
   @ApiProperty({ type: BillingUsageReconciliationResponse }) reconciliation!: BillingUsageReconciliationResponse;
+  @ApiProperty({
+    type: [BillingUsageBySourceResponse],
+    description: 'The usage of the period per source type (product), sorted by source_type; they add up to rated_usage_credits and usage_events (for periods projected before this breakdown existed, once billing-accounts is rebuilt). Empty when nothing was rated.',
+  })
+  by_source!: BillingUsageBySourceResponse[];
 }
 
 @ApiSchema({ name: 'BillingTopup' })
