@@ -5,7 +5,7 @@
  * queries of docs/analytics/queries.sql:
  *
  *   a. traded volume per market per hour          (projections.trading-trades; symbols from events.trading)
- *   b. credits consumed per tenant and product    (events.billing: BillingUsageRated; projections.billing-accounts)
+ *   b. credits consumed per tenant and product    (projections.billing-usage; projections.billing-accounts)
  *   c. invoices paid late or partially, by merchant (projections.commerce-invoices, projections.commerce-payments)
  *
  * Plain Node ESM, no build step:  node docs/analytics/analyze.mjs [--json] [--db analytics.duckdb] [--month YYYY-MM]
@@ -93,6 +93,14 @@ const TOPICS = [
     columns: { account_key: 'VARCHAR', account_id: 'VARCHAR', tenant_uuid: 'VARCHAR', profile_uuid: 'VARCHAR', rated_usage_credits: 'DECIMAL(38,18)', usage_events: 'BIGINT', period: 'JSON' },
   },
   {
+    name: 'projections.billing-usage',
+    table: 'billing_usage',
+    kind: 'projection',
+    decimals: ['credits'],
+    timestamps: ['period_started_at'],
+    columns: { account_key: 'VARCHAR', tenant_uuid: 'VARCHAR', period_started_at: 'TIMESTAMPTZ', source_type: 'VARCHAR', credits: 'DECIMAL(38,18)', usage_events: 'BIGINT' },
+  },
+  {
     name: 'projections.commerce-invoices',
     table: 'commerce_invoices',
     kind: 'projection',
@@ -107,14 +115,6 @@ const TOPICS = [
     decimals: ['amount'],
     timestamps: ['settled_at', 'created', 'updated', 'authorization_expires_at'],
     columns: { payment_uuid: 'VARCHAR', invoice_uuid: 'VARCHAR', merchant_uuid: 'VARCHAR', amount: 'DECIMAL(38,18)', state: 'VARCHAR', settled_at: 'TIMESTAMPTZ' },
-  },
-  {
-    name: 'events.billing',
-    table: 'billing_events',
-    kind: 'events',
-    decimals: [],
-    timestamps: ['occurred_at'],
-    columns: { event_id: 'VARCHAR', type: 'VARCHAR', stream: 'VARCHAR', revision: 'VARCHAR', position: 'VARCHAR', occurred_at: 'TIMESTAMPTZ', data: 'JSON', metadata: 'JSON' },
   },
 ];
 

@@ -3,9 +3,9 @@
 --   trading_trades     <prefix>.projections.trading-trades     newest value per trade_uuid
 --   trading_markets    <prefix>.events.trading                 its MarketCreated events only (each market's symbol)
 --   billing_accounts   <prefix>.projections.billing-accounts   newest value per account
+--   billing_usage      <prefix>.projections.billing-usage      newest value per account, period and source type
 --   commerce_invoices  <prefix>.projections.commerce-invoices  newest value per invoice_uuid
 --   commerce_payments  <prefix>.projections.commerce-payments  newest value per payment_uuid
---   billing_events     <prefix>.events.billing                 every billing event once (by event_id)
 --
 -- Each row has its value's top-level fields as columns (nested objects and arrays as JSON; decimals DECIMAL(38,18),
 -- instants TIMESTAMPTZ) and the Kafka metadata: _key, _position, _event_id, _snapshot, _partition, _offset, _headers.
@@ -38,43 +38,33 @@ ORDER BY hour, market, market_uuid;
 
 -- name: credits_per_tenant_product
 -- b. Credits consumed in a month (variable `month`, 'YYYY-MM'; default the current UTC month) per billing account
---    and product. "Product" is the billable platform action the credits paid for, the rate card's line: the
---    source_type of each BillingUsageRated event (OrderAccepted: an order the engine accepted; AiWalletIntentReserved:
---    a live AI-wallet intent; AgenticMemoryRequestAccepted: an agentic-memory request). The billing catalogue's own
---    "products" (TOPUP and PLAN codes) grant credits; they do not consume any. Consumed = the usage's `credits`
---    (covered by lots or owed as uncovered), in the month of its `at` (the billable event's time; billing periods are
---    UTC calendar months, so this is the account's period). Not consumption: credits that expire at a period close,
---    DEBIT adjustments (BillingCreditsDebited).
---    The billing-accounts topic says whose account it is (tenant_uuid; profile_uuid for a person's own account in the
---    global tenant, null for a tenant's shared one) and, per account, rated_usage_credits of its current period:
---    shown as account_period_usage_credits when that period is this month (it equals the sum over the account's
---    products once the rater and the projection have caught up). Per tenant: sum the rows of a tenant_uuid.
+--    and product, from the billing-usage topic (one row per account, period and source type; GET /billing/usage's
+--    `by_source`). "Product" is the billable platform action the credits paid for, the rate card's line: the
+--    source_type of the rated usage (OrderAccepted: an order the engine accepted; AiWalletIntentReserved: a live
+--    AI-wallet intent; AgenticMemoryRequestAccepted: an agentic-memory request). The billing catalogue's own
+--    "products" (TOPUP and PLAN codes) grant credits; they consume none. Consumed = the rated usage's credits
+--    (covered by lots or owed as uncovered); not consumption: credits expiring at a period close, DEBIT adjustments.
+--    Billing periods are UTC calendar months: the month is the period that starts on its first day.
+--    Per tenant: a tenant's account is shared (profile_uuid empty); in the global tenant (000…0) each person has an
+--    account of their own (profile_uuid = the person, from the billing-accounts topic). Sum the rows of a
+--    tenant_uuid for one figure per tenant.
+--    account_period_usage_credits: the account record's rated_usage_credits (billing-accounts) when its current
+--    period is this month; the account's rows add up to it.
 WITH month AS (
   SELECT CAST(coalesce(getvariable('month'), strftime(now(), '%Y-%m')) || '-01 00:00:00+00' AS TIMESTAMPTZ) AS starts_at
-),
-usage AS (
-  SELECT
-    regexp_extract(e.stream, '^billing-account-(.+)$', 1) AS account_key,
-    e.data ->> 'source_type' AS product,
-    CAST(e.data ->> 'credits' AS DECIMAL(38,18)) AS credits,
-    CAST(e.data ->> 'at' AS TIMESTAMPTZ) AS at,
-    e.metadata ->> 'tenant_uuid' AS envelope_tenant_uuid
-  FROM billing_events e
-  WHERE e.type = 'BillingUsageRated'
 )
 SELECT
-  coalesce(a.tenant_uuid, u.envelope_tenant_uuid) AS tenant_uuid,
+  u.tenant_uuid,
   a.profile_uuid,
   u.account_key,
-  u.product,
-  count(*) AS usage_events,
-  sum(u.credits) AS credits,
-  any_value(CASE WHEN CAST(a.period ->> 'started_at' AS TIMESTAMPTZ) = m.starts_at THEN a.rated_usage_credits END) AS account_period_usage_credits
-FROM usage u
+  u.source_type AS product,
+  u.usage_events,
+  u.credits,
+  CASE WHEN CAST(a.period ->> 'started_at' AS TIMESTAMPTZ) = m.starts_at THEN a.rated_usage_credits END AS account_period_usage_credits
+FROM billing_usage u
 CROSS JOIN month m
 LEFT JOIN billing_accounts a ON a.account_key = u.account_key
-WHERE u.at >= m.starts_at AND u.at < m.starts_at + INTERVAL 1 MONTH
-GROUP BY ALL
+WHERE u.period_started_at = m.starts_at
 ORDER BY tenant_uuid, profile_uuid NULLS FIRST, account_key, product;
 
 -- name: invoices_late_or_partial_by_merchant
