@@ -4,7 +4,8 @@ import type { RecordedEvent } from '../../src/platform/event-store/event-store.p
 import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
-import type { MarketDefinition } from '../../src/modules/trading/domain/market';
+import { decimalPlaces, type MarketDefinition } from '../../src/modules/trading/domain/market';
+import { createOutboxTable, dropOutboxTable, ProjectionOutbox, type PublishedTable, type PublishingProjector } from '../../src/platform/outbox/outbox';
 
 /** The market's reference prices where a feed is bound (null otherwise), as its engine last decided them. */
 export interface MarketPriceColumns {
@@ -95,13 +96,92 @@ export class TradingMarketsPriceFeed1764000012700 implements MigrationInterface 
   }
 }
 
+/** The markets' outbox (src/platform/outbox): each change of a market, for Kafka. */
+export class TradingMarketsOutbox1764000015000 implements MigrationInterface {
+  name = 'TradingMarketsOutbox1764000015000';
+  async up(q: QueryRunner): Promise<void> {
+    await createOutboxTable(q, 'outbox_mtf_markets');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxTable(q, 'outbox_mtf_markets');
+  }
+}
+
+/**
+ * The seeds' Market, members in the seeds' (alphabetical) order; quantities are JSON numbers there. Beside the
+ * seeds' fields, what a client needs to place a valid order without trial and error: `tick_size` (limit and trigger
+ * prices are multiples of it), `lot_size` (quantities are multiples of it: the contract size), `maximum_quantity`
+ * (null: none), and `price_precision` / `quantity_precision` (fractional digits of tick and lot size). And the
+ * reference prices where a feed is bound (docs/trading.md, "Mark price"): `price_feed_id`, `price_feed_status` (LIVE,
+ * or STALE: no index and no mark, mark and index stops hold; STALE too until the first value), `index_price`,
+ * `mark_price` (decimal strings), `mark_basis_window_ms` and `stop_trigger_source`; a market without a feed triggers
+ * stops on the last price and its record has none of them. The API's markets and the trading-markets topic both
+ * show a market as this record.
+ */
+export function marketWire(r: MarketRow): Record<string, unknown> {
+  const wire: Record<string, unknown> = {
+    contract_size: Number(r.contract_size),
+    expiration_date: null,
+    index_price: r.index_price ?? null,
+    instrument_isin: r.instrument_isin,
+    is_cancel_only: r.is_cancel_only === 1,
+    is_maker_only: r.is_maker_only === 1,
+    is_suspended: r.is_suspended === 1,
+    lot_size: Number(r.contract_size),
+    mark_basis_window_ms: r.mark_basis_window_ms === null || r.mark_basis_window_ms === undefined ? null : Number(r.mark_basis_window_ms),
+    mark_price: r.mark_price ?? null,
+    market_id: r.market_id,
+    market_symbol: r.market_symbol,
+    market_type: r.market_type,
+    market_uuid: r.market_uuid,
+    maximum_quantity: r.maximum_quantity === null ? null : Number(r.maximum_quantity),
+    minimum_execution_quantity: Number(r.minimum_execution_quantity),
+    mininum_quantity: Number(r.mininum_quantity),
+    operating_mic: r.operating_mic,
+    price_currency: r.price_currency,
+    price_feed_id: r.price_feed_id ?? null,
+    price_feed_status: r.price_feed_id ? (r.price_feed_status ?? 'STALE') : null,
+    price_precision: decimalPlaces(r.tick_size),
+    quantity_precision: decimalPlaces(r.contract_size),
+    quote_currency: r.quote_currency,
+    segment_mic: r.segment_mic,
+    stop_trigger_source: r.stop_trigger_source ?? 'LAST_PRICE',
+    tick_size: Number(r.tick_size),
+  };
+  // A market without a feed keeps the record as it was: the reference-price fields appear where a feed is bound.
+  if (!r.price_feed_id) for (const key of FEED_FIELDS) delete wire[key];
+  return wire;
+}
+
+const FEED_FIELDS = ['index_price', 'mark_basis_window_ms', 'mark_price', 'price_feed_id', 'price_feed_status', 'stop_trigger_source'] as const;
+
+const marketChange = (row: MarketRow) => ({ key: row.market_uuid, value: marketWire(row) });
+
 const flag = (v: unknown): number => (v ? 1 : 0);
 
-export class TradingMarketsProjector implements Projector {
+export class TradingMarketsProjector implements Projector, PublishingProjector {
   readonly name = 'trading-markets';
   readonly handles = ['MarketCreated', 'MarketFlagsChanged', 'MarketPriceFeedBound', 'IndexPriceUpdated', 'MarkPriceUpdated'] as const;
+  readonly outbox = new ProjectionOutbox('trading-markets', 'outbox_mtf_markets', {
+    title: 'Market (value of platform.projections.trading-markets)',
+    key: "the value's market_uuid",
+    description:
+      'A market as GET /api/v1/api/v1/mtf/markets lists it (the entry under its market_symbol), after every change: created, flags changed, price feed bound, and every ' +
+      'index and mark price update of its feed. A market with a bound feed therefore has many messages (one per index or mark price its engine decides); compaction keeps ' +
+      "the newest. The trading-trades topic's market_uuid joins here (for the market_symbol).",
+    component: 'Market',
+  });
+  readonly published: PublishedTable<MarketRow> = { table: 'mtf_markets', key: 'market_uuid', change: marketChange };
 
   async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    const market_uuid = await this.write(event, tx);
+    if (!this.outbox.enabled) return;
+    const [row] = (await tx.query(portableSql(tx, 'SELECT * FROM mtf_markets WHERE market_uuid = ?'), [market_uuid])) as MarketRow[];
+    if (row) await this.outbox.put(tx, { ...marketChange(row), position: event.position, event_id: event.event_id });
+  }
+
+  /** Writes the event's change of its market row; gives the market's uuid. */
+  private async write(event: RecordedEvent, tx: EntityManager): Promise<string> {
     const d = event.data as Record<string, string | number | boolean>;
     if (event.type === 'MarketCreated') {
       await tx.query(
@@ -117,7 +197,7 @@ export class TradingMarketsProjector implements Projector {
           Number(event.revision), event.occurred_at,
         ],
       );
-      return;
+      return String(d.market_uuid);
     }
     if (event.type === 'MarketPriceFeedBound') {
       // Another feed: its index is not known until the engine's first tick of it.
@@ -130,19 +210,21 @@ export class TradingMarketsProjector implements Projector {
         ),
         [d.feed_id, d.feed_id, d.feed_id, d.feed_id, d.feed_id, d.stop_trigger_source, d.mark_basis_window_ms, Number(event.revision), event.occurred_at, d.market_uuid],
       );
-      return;
+      return String(d.market_uuid);
     }
     if (event.type === 'IndexPriceUpdated') {
       await tx.query(portableSql(tx, 'UPDATE mtf_markets SET price_feed_status = ?, index_price = ?, index_at = ? WHERE market_uuid = ?'), [d.feed_status, d.index_price ?? null, d.at, d.market_uuid]);
-      return;
+      return String(d.market_uuid);
     }
     if (event.type === 'MarkPriceUpdated') {
       await tx.query(portableSql(tx, 'UPDATE mtf_markets SET mark_price = ? WHERE market_uuid = ?'), [d.mark_price ?? null, d.market_uuid]);
-      return;
+      return String(d.market_uuid);
     }
+    const market_uuid = event.stream.slice('mtf-market-'.length);
     await tx.query(portableSql(tx, 'UPDATE mtf_markets SET is_suspended = ?, is_cancel_only = ?, is_maker_only = ?, version = ?, updated_at = ? WHERE market_uuid = ?'), [
-      flag(d.is_suspended), flag(d.is_cancel_only), flag(d.is_maker_only), Number(event.revision), event.occurred_at, event.stream.slice('mtf-market-'.length),
+      flag(d.is_suspended), flag(d.is_cancel_only), flag(d.is_maker_only), Number(event.revision), event.occurred_at, market_uuid,
     ]);
+    return market_uuid;
   }
 
   async reset(tx: EntityManager): Promise<void> {
@@ -153,6 +235,6 @@ export class TradingMarketsProjector implements Projector {
 export const tradingMarketsReadModel: ReadModelDefinition = {
   name: 'trading-markets',
   entities: [],
-  migrations: [TradingMarkets1764000002000, TradingMarketsMaximumQuantity1764000009810, TradingMarketsPriceFeed1764000012700],
+  migrations: [TradingMarkets1764000002000, TradingMarketsMaximumQuantity1764000009810, TradingMarketsPriceFeed1764000012700, TradingMarketsOutbox1764000015000],
   projector: TradingMarketsProjector,
 };

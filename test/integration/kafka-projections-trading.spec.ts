@@ -2,8 +2,9 @@
  * The trades and positions topics against a real Kafka broker, on SQLite and PostgreSQL read models: real orders
  * trade, then `<prefix>.projections.trading-trades` holds each trade once (party-neutral: both orders, the parties
  * in the headers; the fill each party sees through trade_meta agrees with it) and `trading-positions` holds each
- * account's position per market as GET /api/v1/trading/positions shows it, without the market's symbol. A consumer
- * reading either topic from its beginning ends with exactly the read model's rows.
+ * account's position per market as GET /api/v1/trading/positions shows it, without the market's symbol, and
+ * `trading-markets` each market as GET …/mtf/markets lists it (the trades' market_uuid joins there for the symbol).
+ * A consumer reading any of these topics from its beginning ends with exactly the read model's rows.
  */
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -130,8 +131,29 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka trading topics on %s read 
     ]);
   });
 
-  it('a consumer rebuilding from either topic ends with exactly the read model', async () => {
-    for (const readModel of ['trading-trades', 'trading-positions']) {
+  it('publishes markets: the newest value per market is its entry in GET markets, and the trades join it for the symbol', async () => {
+    const messages = await readTopic(brokers, `${prefix}.projections.trading-markets`);
+    const valid = schemaCheck('projection-trading-markets.schema.json');
+    for (const m of messages) valid(JSON.parse(m.value!));
+    const newest = new Map([...byKey(messages)].map(([k, list]) => [k, list[list.length - 1]]));
+    const listed = (await get(maker, '/api/v1/api/v1/mtf/markets')).json().response as Record<string, Record<string, unknown>>;
+    expect(Object.keys(listed)).toEqual(expect.arrayContaining(['BTC-PERP', 'ETH-PERP']));
+    expect(newest.size).toBe(Object.keys(listed).length);
+    for (const [symbol, market] of Object.entries(listed)) {
+      const message = newest.get(market.market_uuid as string)!;
+      expect(message).toBeDefined();
+      expect(JSON.parse(message.value!)).toEqual(market);
+      expect(market.market_symbol).toBe(symbol);
+      expect(message.headers).toMatchObject({ read_model: 'trading-markets', position: expect.stringMatching(/^[0-9]+$/), event_id: expect.any(String) });
+    }
+    // The trades (all in ETH-PERP) name their market by market_uuid: it is ETH-PERP's key here.
+    const trades = (await readTopic(brokers, `${prefix}.projections.trading-trades`)).map((m) => JSON.parse(m.value!) as { market_uuid: string });
+    expect(new Set(trades.map((x) => (JSON.parse(newest.get(x.market_uuid)!.value!) as { market_symbol: string }).market_symbol))).toEqual(new Set(['ETH-PERP']));
+    expect((await topicConfig(brokers, `${prefix}.projections.trading-markets`)).config['cleanup.policy']).toBe('compact');
+  });
+
+  it('a consumer rebuilding from any of the topics ends with exactly the read model', async () => {
+    for (const readModel of ['trading-trades', 'trading-positions', 'trading-markets']) {
       const { topic, rows } = await topicAndReadModel(t.app, brokers, prefix, readModel);
       expect(rows.size).toBeGreaterThan(0);
       expect(topic).toEqual(rows);

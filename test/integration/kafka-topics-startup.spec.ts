@@ -40,7 +40,7 @@ describe('Kafka topics at start-up (real broker, auto-create off)', () => {
       expect.arrayContaining([`${prefix}.events.identity`, `${prefix}.events.trading`, `${prefix}.events.agentic-memory`, `${prefix}.projections.trading-orders`, `${prefix}.audit.checkpoints`]),
     );
     // The read models analysts ask for first (issue 49), each on its compacted topic from the start.
-    const analysts = ['trading-orders', 'trading-trades', 'trading-positions', 'ai-wallet-budgets', 'ai-wallet-intents', 'notification-inbox', 'commerce-invoices', 'commerce-payments', 'commerce-settlements', 'commerce-transfers', 'billing-accounts', 'agentic-memory-requests', 'arena-seasons'];
+    const analysts = ['trading-orders', 'trading-trades', 'trading-markets', 'trading-positions', 'ai-wallet-budgets', 'ai-wallet-intents', 'notification-inbox', 'commerce-invoices', 'commerce-payments', 'commerce-settlements', 'commerce-transfers', 'billing-accounts', 'agentic-memory-requests', 'arena-seasons'];
     expect(expected).toEqual(expect.arrayContaining(analysts.map((m) => `${prefix}.projections.${m}`)));
     for (const topic of expected) {
       const { partitions, config } = await topicConfig(brokers, topic);

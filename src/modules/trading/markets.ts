@@ -5,7 +5,7 @@ import { CommandExecutor } from '../../platform/command/command-executor';
 import { nextId } from '../../platform/context/request-context';
 import { PlatformError, ValidationFailed } from '../../platform/errors';
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
-import type { MarketPriceColumns, MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
+import { marketWire, type MarketPriceColumns, type MarketRow } from '../../../projections/trading-markets/trading-markets.read-model';
 import { parseDecimal } from '../../platform/decimal/fixed18';
 import { decimalPlaces, MARKET_REGISTRY_STREAM, marketDecider, marketRegistryDecider, marketStream, type MarketDefinition, type MarketFlags, type MarketState } from './domain/market';
 import type { BindMarketPriceFeedRequest, CreateMarketRequest } from './dto/market.dto';
@@ -47,52 +47,8 @@ async function marketPrices(db: ReadModelDatabase, market_uuid: string): Promise
   return rows[0] ?? null;
 }
 
-/**
- * The seeds' Market, members in the seeds' (alphabetical) order; quantities are JSON numbers there. Beside the
- * seeds' fields, what a client needs to place a valid order without trial and error: `tick_size` (limit and trigger
- * prices are multiples of it), `lot_size` (quantities are multiples of it: the contract size), `maximum_quantity`
- * (null: none), and `price_precision` / `quantity_precision` (fractional digits of tick and lot size). And the
- * reference prices where a feed is bound (docs/trading.md, "Mark price"): `price_feed_id`, `price_feed_status` (LIVE,
- * or STALE: no index and no mark, mark and index stops hold; STALE too until the first value), `index_price`,
- * `mark_price` (decimal strings), `mark_basis_window_ms` and `stop_trigger_source`; a market without a feed triggers
- * stops on the last price and its record has none of them.
- */
-export function marketWire(r: MarketRow): Record<string, unknown> {
-  const wire: Record<string, unknown> = {
-    contract_size: Number(r.contract_size),
-    expiration_date: null,
-    index_price: r.index_price ?? null,
-    instrument_isin: r.instrument_isin,
-    is_cancel_only: r.is_cancel_only === 1,
-    is_maker_only: r.is_maker_only === 1,
-    is_suspended: r.is_suspended === 1,
-    lot_size: Number(r.contract_size),
-    mark_basis_window_ms: r.mark_basis_window_ms === null || r.mark_basis_window_ms === undefined ? null : Number(r.mark_basis_window_ms),
-    mark_price: r.mark_price ?? null,
-    market_id: r.market_id,
-    market_symbol: r.market_symbol,
-    market_type: r.market_type,
-    market_uuid: r.market_uuid,
-    maximum_quantity: r.maximum_quantity === null ? null : Number(r.maximum_quantity),
-    minimum_execution_quantity: Number(r.minimum_execution_quantity),
-    mininum_quantity: Number(r.mininum_quantity),
-    operating_mic: r.operating_mic,
-    price_currency: r.price_currency,
-    price_feed_id: r.price_feed_id ?? null,
-    price_feed_status: r.price_feed_id ? (r.price_feed_status ?? 'STALE') : null,
-    price_precision: decimalPlaces(r.tick_size),
-    quantity_precision: decimalPlaces(r.contract_size),
-    quote_currency: r.quote_currency,
-    segment_mic: r.segment_mic,
-    stop_trigger_source: r.stop_trigger_source ?? 'LAST_PRICE',
-    tick_size: Number(r.tick_size),
-  };
-  // A market without a feed keeps the record as it was: the reference-price fields appear where a feed is bound.
-  if (!r.price_feed_id) for (const key of FEED_FIELDS) delete wire[key];
-  return wire;
-}
-
-const FEED_FIELDS = ['index_price', 'mark_basis_window_ms', 'mark_price', 'price_feed_id', 'price_feed_status', 'stop_trigger_source'] as const;
+/** The API's Market record: the read model's, which the trading-markets topic publishes too. */
+export { marketWire };
 
 const requireAdmin = (principal: Principal | null): void => {
   if (principal && principal.platform_role !== 'ADMIN') throw new PlatformError('FORBIDDEN', 'Only a platform admin manages markets.');
