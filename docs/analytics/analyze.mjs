@@ -4,7 +4,7 @@
  * end, load them into DuckDB (one table per topic, JSON values as columns), and answer three questions with the
  * queries of docs/analytics/queries.sql:
  *
- *   a. traded volume per market per hour          (projections.trading-trades; symbols from events.trading)
+ *   a. traded volume per market per hour          (projections.trading-trades; symbols from projections.trading-markets)
  *   b. credits consumed per tenant and product    (projections.billing-usage; projections.billing-accounts)
  *   c. invoices paid late or partially, by merchant (projections.commerce-invoices, projections.commerce-payments)
  *
@@ -74,15 +74,14 @@ const TOPICS = [
     columns: { trade_uuid: 'VARCHAR', market_uuid: 'VARCHAR', price: 'DECIMAL(38,18)', size: 'DECIMAL(38,18)', taker_side: 'VARCHAR', maker_order_uuid: 'VARCHAR', taker_order_uuid: 'VARCHAR', executed_at: 'TIMESTAMPTZ' },
   },
   {
-    // The trades carry the market's id only; its symbol is on the market's MarketCreated event. Of the trading
-    // events (every order's too) only those are kept: the `type` header is read, not the value.
-    name: 'events.trading',
+    // The trades carry the market's id only; its symbol is on the market's row (the API's Market record). A market
+    // with a price feed changes with every index and mark price: many messages, one row per market kept.
+    name: 'projections.trading-markets',
     table: 'trading_markets',
-    kind: 'events',
-    keepTypes: ['MarketCreated'],
-    decimals: [],
-    timestamps: ['occurred_at'],
-    columns: { event_id: 'VARCHAR', type: 'VARCHAR', stream: 'VARCHAR', revision: 'VARCHAR', position: 'VARCHAR', occurred_at: 'TIMESTAMPTZ', data: 'JSON', metadata: 'JSON' },
+    kind: 'projection',
+    decimals: ['index_price', 'mark_price'],
+    timestamps: [],
+    columns: { market_uuid: 'VARCHAR', market_id: 'BIGINT', market_symbol: 'VARCHAR', market_type: 'VARCHAR', quote_currency: 'VARCHAR', price_currency: 'VARCHAR', is_suspended: 'BOOLEAN' },
   },
   {
     name: 'projections.billing-accounts',

@@ -1,7 +1,7 @@
 -- The three questions of docs/analytics.md, over the tables docs/analytics/analyze.mjs loads (one per topic):
 --
 --   trading_trades     <prefix>.projections.trading-trades     newest value per trade_uuid
---   trading_markets    <prefix>.events.trading                 its MarketCreated events only (each market's symbol)
+--   trading_markets    <prefix>.projections.trading-markets    newest value per market_uuid (each market's symbol)
 --   billing_accounts   <prefix>.projections.billing-accounts   newest value per account
 --   billing_usage      <prefix>.projections.billing-usage      newest value per account, period and source type
 --   commerce_invoices  <prefix>.projections.commerce-invoices  newest value per invoice_uuid
@@ -21,18 +21,18 @@
 -- a. Traded volume per market and UTC hour (the hour a trade executed in: executed_at, the TradeExecuted event's
 --    time). base_volume = sum(size) in the market's base unit (the candles' `volume`); notional = sum(price * size)
 --    in the quote currency; trades = how many trades. Each trade once (the topic is keyed by trade_uuid).
---    A trade carries its market's id (market_uuid); the symbol is the market_symbol of its MarketCreated event.
+--    A trade carries its market's id (market_uuid); the symbol is the market_symbol of its market's row.
 --    Price and size are multiplied at 9 decimals each (DECIMAL(38,18) * DECIMAL(38,18) would have 36 and no room
 --    for the integer part): exact for every price and size with at most 9 decimals (the script warns otherwise).
 SELECT
-  m.data ->> 'market_symbol' AS market,
+  m.market_symbol AS market,
   t.market_uuid,
   date_trunc('hour', t.executed_at) AS hour,
   count(*) AS trades,
   sum(t.size) AS base_volume,
   sum(CAST(t.price AS DECIMAL(38,9)) * CAST(t.size AS DECIMAL(38,9))) AS notional
 FROM trading_trades t
-LEFT JOIN trading_markets m ON m.data ->> 'market_uuid' = t.market_uuid
+LEFT JOIN trading_markets m ON m.market_uuid = t.market_uuid
 GROUP BY ALL
 ORDER BY hour, market, market_uuid;
 
