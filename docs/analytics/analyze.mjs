@@ -59,8 +59,8 @@ function fail(message) {
 const note = (message) => process.stderr.write(`analyze: ${message}\n`);
 
 /**
- * What is read, and the table each topic becomes. `kind: 'projection'`: a compacted topic of rows (newest value per
- * key, `null` deletes it); `kind: 'events'`: event envelopes, every event once (deduplicated by event_id).
+ * What is read, and the table each topic becomes: each a compacted projection topic of rows (newest value per key,
+ * `null` deletes it).
  * `decimals` / `timestamps`: value fields typed DECIMAL(38,18) / TIMESTAMPTZ once loaded (when present).
  * `columns`: what an empty topic's table is created with, so the queries run (and answer nothing) before any data.
  */
@@ -68,7 +68,6 @@ const TOPICS = [
   {
     name: 'projections.trading-trades',
     table: 'trading_trades',
-    kind: 'projection',
     decimals: ['price', 'size'],
     timestamps: ['executed_at'],
     columns: { trade_uuid: 'VARCHAR', market_uuid: 'VARCHAR', price: 'DECIMAL(38,18)', size: 'DECIMAL(38,18)', taker_side: 'VARCHAR', maker_order_uuid: 'VARCHAR', taker_order_uuid: 'VARCHAR', executed_at: 'TIMESTAMPTZ' },
@@ -78,7 +77,6 @@ const TOPICS = [
     // with a price feed changes with every index and mark price: many messages, one row per market kept.
     name: 'projections.trading-markets',
     table: 'trading_markets',
-    kind: 'projection',
     decimals: ['index_price', 'mark_price'],
     timestamps: [],
     columns: { market_uuid: 'VARCHAR', market_id: 'BIGINT', market_symbol: 'VARCHAR', market_type: 'VARCHAR', quote_currency: 'VARCHAR', price_currency: 'VARCHAR', is_suspended: 'BOOLEAN' },
@@ -86,7 +84,6 @@ const TOPICS = [
   {
     name: 'projections.billing-accounts',
     table: 'billing_accounts',
-    kind: 'projection',
     decimals: ['available_credits', 'included_credits', 'rated_usage_credits', 'uncovered_credits'],
     timestamps: [],
     columns: { account_key: 'VARCHAR', account_id: 'VARCHAR', tenant_uuid: 'VARCHAR', profile_uuid: 'VARCHAR', rated_usage_credits: 'DECIMAL(38,18)', usage_events: 'BIGINT', period: 'JSON' },
@@ -94,7 +91,6 @@ const TOPICS = [
   {
     name: 'projections.billing-usage',
     table: 'billing_usage',
-    kind: 'projection',
     decimals: ['credits'],
     timestamps: ['period_started_at'],
     columns: { account_key: 'VARCHAR', tenant_uuid: 'VARCHAR', period_started_at: 'TIMESTAMPTZ', source_type: 'VARCHAR', credits: 'DECIMAL(38,18)', usage_events: 'BIGINT' },
@@ -102,7 +98,6 @@ const TOPICS = [
   {
     name: 'projections.commerce-invoices',
     table: 'commerce_invoices',
-    kind: 'projection',
     decimals: ['total', 'amount_settled'],
     timestamps: ['expires_at', 'created', 'updated'],
     columns: { invoice_uuid: 'VARCHAR', merchant_uuid: 'VARCHAR', asset: 'VARCHAR', total: 'DECIMAL(38,18)', amount_settled: 'DECIMAL(38,18)', status: 'VARCHAR', exceptions: 'JSON', expires_at: 'TIMESTAMPTZ' },
@@ -110,7 +105,6 @@ const TOPICS = [
   {
     name: 'projections.commerce-payments',
     table: 'commerce_payments',
-    kind: 'projection',
     decimals: ['amount'],
     timestamps: ['settled_at', 'created', 'updated', 'authorization_expires_at'],
     columns: { payment_uuid: 'VARCHAR', invoice_uuid: 'VARCHAR', merchant_uuid: 'VARCHAR', amount: 'DECIMAL(38,18)', state: 'VARCHAR', settled_at: 'TIMESTAMPTZ' },
@@ -129,8 +123,7 @@ function headerStrings(headers) {
   return out;
 }
 
-/** `keep(topic, headers)`: whether a message is kept (read past otherwise). */
-async function readTopics(brokers, topicNames, timeoutMs, keep = () => true) {
+async function readTopics(brokers, topicNames, timeoutMs) {
   const kafka = new Kafka({ clientId: 'platform-analytics', brokers, logLevel: logLevel.NOTHING, connectionTimeout: 5000, retry: { retries: 5 } });
   const admin = kafka.admin();
   await admin.connect();
@@ -166,7 +159,7 @@ async function readTopics(brokers, topicNames, timeoutMs, keep = () => true) {
             const high = pending.get(`${topic}/${partition}`);
             if (high === undefined || BigInt(message.offset) >= high) return; // arrived after we looked: next run
             const headers = headerStrings(message.headers);
-            if (keep(topic, headers)) messages.get(topic).push({
+            messages.get(topic).push({
               partition,
               offset: message.offset,
               key: message.key?.toString('utf8') ?? null,
@@ -204,20 +197,6 @@ function newestPerKey(list) {
     kept.set(m.key, { ...m, position });
   }
   return [...kept.values()].filter((m) => m.value !== null);
-}
-
-/** An events topic: each event once (a re-sent event has the same event_id and bytes). */
-function distinctEvents(list) {
-  const seen = new Set();
-  const out = [];
-  for (const m of list) {
-    if (m.value === null) continue;
-    const id = m.headers.event_id ?? JSON.parse(m.value).event_id;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push({ ...m, position: BigInt(m.headers.position ?? JSON.parse(m.value).position ?? '0') });
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -329,11 +308,7 @@ async function main() {
 
   const topicOf = (spec) => `${prefix}.${spec.name}`;
   const started = Date.now();
-  const specOf = new Map(TOPICS.map((spec) => [topicOf(spec), spec]));
-  const read = await readTopics(brokers, TOPICS.map(topicOf), opts.timeoutMs, (topic, headers) => {
-    const types = specOf.get(topic)?.keepTypes;
-    return !types || types.includes(headers.type);
-  });
+  const read = await readTopics(brokers, TOPICS.map(topicOf), opts.timeoutMs);
 
   const instance = await DuckDBInstance.create(opts.db ?? ':memory:');
   const connection = await instance.connect();
@@ -343,7 +318,7 @@ async function main() {
     await connection.run("SET TimeZone = 'UTC'");
     for (const spec of TOPICS) {
       const list = read.get(topicOf(spec)) ?? [];
-      const rows = spec.kind === 'projection' ? newestPerKey(list) : distinctEvents(list);
+      const rows = newestPerKey(list);
       await loadTable(connection, spec, rows, workDir);
       loaded[spec.table] = { topic: topicOf(spec), messages: list.length, rows: rows.length };
     }
