@@ -13,6 +13,7 @@ const MODULE_OF_PROJECTION = {
   'asset-collections': 'asset-collections',
   arena: 'arena-',
   notifications: 'notification-',
+  audit: 'audit-',
 };
 
 module.exports = {
@@ -69,9 +70,9 @@ module.exports = {
     {
       name: 'audit-reads-no-read-model',
       severity: 'error',
-      comment: 'The audit module reads the log itself and its own stream; it has no read model to import.',
+      comment: 'The audit module reads the log itself and its own stream; the one read model it may import is its own Merkle tree over the log (projections/audit-merkle).',
       from: { path: '^src/modules/audit/' },
-      to: { path: '^projections/' },
+      to: { path: '^projections/', pathNot: '^projections/audit-' },
     },
     ...Object.entries(MODULE_OF_PROJECTION).map(([module, prefix]) => ({
       name: `projections-of-${module}-import-their-module-domain-and-the-platform`,

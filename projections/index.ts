@@ -10,6 +10,7 @@ import { aiWalletBindingsReadModel } from './ai-wallet-bindings/ai-wallet-bindin
 import { aiWalletBudgetsReadModel } from './ai-wallet-budgets/ai-wallet-budgets.read-model';
 import { aiWalletIntentsReadModel } from './ai-wallet-intents/ai-wallet-intents.read-model';
 import { arenaSeasonsReadModel } from './arena-seasons/arena-seasons.read-model';
+import { auditMerkleReadModel } from './audit-merkle/audit-merkle.read-model';
 import { assetCollectionsReadModel } from './asset-collections/asset-collections.read-model';
 import { billingAccountsReadModel } from './billing-accounts/billing-accounts.read-model';
 import { billingProductsReadModel } from './billing-products/billing-products.read-model';
@@ -60,4 +61,5 @@ export const READ_MODELS: ReadModelDefinition[] = [
   assetCollectionsReadModel,
   arenaSeasonsReadModel,
   notificationInboxReadModel(NOTIFICATION_RULES),
+  auditMerkleReadModel,
 ];

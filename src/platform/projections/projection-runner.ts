@@ -43,7 +43,8 @@ interface Running {
   projector: Projector;
   /** Waits (read-your-writes) that name this projector: while any, a commit wakes it first (SubscribeOptions.awaited). */
   awaitedBy: number;
-  handles: Set<string>;
+  /** The event types it reads (every type for a projector that `handlesAll`). */
+  handles: { has(type: string): boolean };
   status: ProjectorStatus;
   subscription: { close(): Promise<void> } | null;
   /** The projector's lease and its loop (the platform's one lease loop). */
@@ -61,6 +62,9 @@ interface Running {
  * restart in between replays those events, which changes nothing); other nodes waiting on it see it that late.
  */
 const IDLE_CHECKPOINT_MS = 250;
+
+/** The event types of a projector that reads every event (Projector.handlesAll). */
+const EVERY_TYPE = { has: (_type: string): boolean => true };
 
 export interface ProjectionRunnerOptions {
   batchSize?: number;
@@ -100,7 +104,7 @@ export class ProjectionRunner {
       const r: Running = {
         projector,
         awaitedBy: 0,
-        handles: new Set(projector.handles),
+        handles: projector.handlesAll ? EVERY_TYPE : new Set(projector.handles),
         status: { name: projector.name, state: 'stopped', checkpoint: 0n, last_error: null, last_applied_at: null },
         subscription: null,
         lease: null as unknown as LeaseLoop,
@@ -151,10 +155,10 @@ export class ProjectionRunner {
     return [...this.running.values()].map((r) => ({ ...r.status }));
   }
 
-  /** Names of the projectors that read any of these event types. */
+  /** Names of the projectors that read any of these event types (but those of every event: Projector.handlesAll). */
   projectorsFor(eventTypes: Iterable<string>): string[] {
     const types = [...eventTypes];
-    return [...this.running.values()].filter((r) => types.some((t) => r.handles.has(t))).map((r) => r.projector.name);
+    return [...this.running.values()].filter((r) => !r.projector.handlesAll && types.some((t) => r.handles.has(t))).map((r) => r.projector.name);
   }
 
   /**
@@ -340,12 +344,15 @@ export class ProjectionRunner {
   private async consume(r: Running, from: bigint): Promise<void> {
     // Commits with nothing for the projector are passed over where the store can (SubscribeOptions.passOver); a stopping
     // projector leaves its checkpoint where the batches left it, as it takes no batch then either.
-    const passOver: PassOver = {
-      types: r.handles,
-      passed: (position, occurredAt) => {
-        if (!r.lease.isStopping) this.passed(r, position, occurredAt);
-      },
-    };
+    // A projector of every event (Projector.handlesAll) has nothing to pass over: it gets every event.
+    const passOver: PassOver | undefined = r.projector.handlesAll
+      ? undefined
+      : {
+          types: new Set(r.projector.handles),
+          passed: (position, occurredAt) => {
+            if (!r.lease.isStopping) this.passed(r, position, occurredAt);
+          },
+        };
     const subscription = this.store.subscribeToAll({ after: from, passOver, awaited: () => r.awaitedBy > 0 });
     r.subscription = subscription;
     try {

@@ -9,6 +9,13 @@ export interface Projector {
   readonly name: string;
   /** Event types this projector reads; others only advance its checkpoint. */
   readonly handles: readonly string[];
+  /**
+   * Optional: the projector reads every event of the log, whatever its type (`handles` is then not consulted), each
+   * exactly once and in position order: nothing is passed over. For a read model of the log itself (the audit Merkle
+   * tree, whose leaf i is the i-th event). Such a projector is no part of a command's read-your-writes (`projectorsFor`):
+   * no command's answer reads it, and every command would otherwise wait for it.
+   */
+  readonly handlesAll?: boolean;
   apply(event: RecordedEvent, tx: EntityManager): Promise<void>;
   /**
    * Optional: the batch's events for this projector at once, in log order, in place of `apply` on each: for a

@@ -1,0 +1,136 @@
+/**
+ * The Merkle tree over the log (issue 50, docs/plans/merkle-proofs.md step 2; the tree itself: docs/audit.md 1.7 and
+ * src/modules/audit/domain/merkle.ts). Leaf i is the i-th event of the log, every event (checkpoint events included):
+ * its leaf hash is `leafHashOfCommitment(event_commitment)`. The projector reads every event exactly once, in position
+ * order (Projector.handlesAll), so a leaf's index is the number of events before it.
+ *
+ *   audit_merkle_nodes   the perfect subtrees (level, idx) that are complete, with their hash (64 lowercase hex):
+ *                        insert-only, what `appendLeaves` names as completed; leaves are level 0
+ *   audit_merkle_state   one row (id 1): the tree's size and its frontier (the hashes of `frontierNodeIds(size)`,
+ *                        largest first, comma-separated hex), written in the batch's transaction with its checkpoint
+ *
+ * A batch reads the state once, folds its events, inserts the completed nodes in multi-row INSERTs and writes the state.
+ * Proofs read nodes through `merkleNodes` (one query for the ids `inclusionNodeIds`/`consistencyNodeIds` name).
+ */
+import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
+import type { Projector } from '../../src/platform/projections/projector';
+import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
+import { appendLeaves, leafHashOfCommitment, type NodeId, type StoredNode } from '../../src/modules/audit/domain/merkle';
+
+export class AuditMerkle1764000015100 implements MigrationInterface {
+  name = 'AuditMerkle1764000015100';
+  async up(q: QueryRunner): Promise<void> {
+    await q.createTable(
+      new Table({
+        name: 'audit_merkle_nodes',
+        columns: [
+          { name: 'level', type: 'integer', isPrimary: true },
+          { name: 'idx', type: 'bigint', isPrimary: true },
+          { name: 'hash', type: 'varchar', length: '64' },
+        ],
+      }),
+    );
+    await q.createTable(
+      new Table({
+        name: 'audit_merkle_state',
+        columns: [
+          { name: 'id', type: 'integer', isPrimary: true },
+          { name: 'size', type: 'bigint' },
+          { name: 'frontier', type: 'text' },
+        ],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('audit_merkle_state');
+    await q.dropTable('audit_merkle_nodes');
+  }
+}
+
+/** The tree as its state row stores it: size and frontier together (merkle.ts requires them to agree). */
+export interface MerkleState {
+  size: number;
+  frontier: Buffer[];
+}
+
+/** Rows per INSERT: 3 parameters each, well under SQLite's and PostgreSQL's limits on a statement's parameters. */
+const INSERT_CHUNK = 500;
+
+/** Where the helpers read: a transaction's EntityManager, or a DataSource (ReadModelDatabase.reader). */
+type Queryable = Pick<EntityManager, 'query'>;
+
+/** The stored size and frontier (the empty tree before the first event). */
+export async function merkleState(db: Queryable): Promise<MerkleState> {
+  const rows: Array<{ size: string | number; frontier: string }> = await db.query('SELECT size, frontier FROM audit_merkle_state WHERE id = 1');
+  if (rows.length === 0) return { size: 0, frontier: [] };
+  const frontier = rows[0].frontier === '' ? [] : rows[0].frontier.split(',').map((h) => Buffer.from(h, 'hex'));
+  return { size: Number(rows[0].size), frontier };
+}
+
+/** The number of leaves (events) the stored tree holds. */
+export async function treeSize(db: Queryable): Promise<number> {
+  return (await merkleState(db)).size;
+}
+
+/**
+ * The stored nodes among `ids`, in one query (those not stored are absent: `nodeSourceOf` names a missing one). Ids
+ * are integers (merkle.ts NodeIds), so they go into the query as literals, which keeps it to one statement whatever
+ * the count (a proof names at most 2·⌈log2 n⌉ + 1).
+ */
+export async function merkleNodes(db: Queryable, ids: readonly NodeId[]): Promise<StoredNode[]> {
+  if (ids.length === 0) return [];
+  for (const id of ids) {
+    if (!Number.isSafeInteger(id.level) || !Number.isSafeInteger(id.index) || id.level < 0 || id.index < 0) throw new RangeError(`not a Merkle node id: ${JSON.stringify(id)}`);
+  }
+  const where = ids.map((id) => `(level = ${id.level} AND idx = ${id.index})`).join(' OR ');
+  const rows: Array<{ level: number | string; idx: number | string; hash: string }> = await db.query(`SELECT level, idx, hash FROM audit_merkle_nodes WHERE ${where}`);
+  return rows.map((r) => ({ level: Number(r.level), index: Number(r.idx), hash: Buffer.from(r.hash, 'hex') }));
+}
+
+/** Inserts completed nodes, many rows per statement. */
+async function insertNodes(tx: EntityManager, nodes: readonly StoredNode[]): Promise<void> {
+  for (let at = 0; at < nodes.length; at += INSERT_CHUNK) {
+    const chunk = nodes.slice(at, at + INSERT_CHUNK);
+    const params: Array<number | string> = [];
+    for (const n of chunk) params.push(n.level, n.index, n.hash.toString('hex'));
+    await tx.query(portableSql(tx, `INSERT INTO audit_merkle_nodes (level, idx, hash) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`), params);
+  }
+}
+
+export class AuditMerkleProjector implements Projector {
+  readonly name = 'audit-merkle';
+  readonly handles: readonly string[] = [];
+  readonly handlesAll = true;
+
+  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
+    await this.applyBatch([event], tx);
+  }
+
+  async applyBatch(events: RecordedEvent[], tx: EntityManager): Promise<void> {
+    if (events.length === 0) return;
+    const before = await merkleState(tx);
+    const after = appendLeaves(before.frontier, before.size, events.map((e) => leafHashOfCommitment(e.event_commitment)));
+    await insertNodes(tx, after.completed);
+    const frontier = after.frontier.map((h) => h.toString('hex')).join(',');
+    if (before.size === 0) {
+      // The empty tree has no state row (none before the first event, none after a reset).
+      await tx.query(portableSql(tx, 'INSERT INTO audit_merkle_state (id, size, frontier) VALUES (1, ?, ?)'), [after.size, frontier]);
+    } else {
+      await tx.query(portableSql(tx, 'UPDATE audit_merkle_state SET size = ?, frontier = ? WHERE id = 1'), [after.size, frontier]);
+    }
+  }
+
+  async reset(tx: EntityManager): Promise<void> {
+    await tx.query('DELETE FROM audit_merkle_nodes');
+    await tx.query('DELETE FROM audit_merkle_state');
+  }
+}
+
+export const auditMerkleReadModel: ReadModelDefinition = {
+  name: 'audit-merkle',
+  entities: [],
+  migrations: [AuditMerkle1764000015100],
+  projector: AuditMerkleProjector,
+};
