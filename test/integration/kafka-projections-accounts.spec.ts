@@ -7,18 +7,13 @@
  * (docs/schemas/projection-<read-model>.schema.json), and a consumer reading the topic from its beginning must end
  * with exactly the read model's rows.
  */
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { ArenaClock } from '../../src/modules/arena/arena-clock';
-import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
-import { KafkaPublisherService } from '../../src/platform/kafka/kafka-publisher.service';
-import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { SESSIONS_OUTLAST_THE_CLOCK_MOVES, startTestApp, type TestApp } from '../support/app';
 import { intentBody, policy, walletApi, workspaceOwner, type WalletSetup } from '../support/ai-wallets';
 import { memoryApi, M } from '../support/agentic-memory';
-import { TEST_DATABASE_URL } from '../support/databases';
+import { suiteSchema } from '../support/databases';
 import { adminHeaders, openTenant, registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
-import { byKey, readTopicUntil, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix, type Consumed } from './kafka-support';
+import { byKey, readTopicUntil, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix, type Consumed, settledOnKafka } from './kafka-support';
 
 // A run without a broker fails every test here with the reason (never a silent skip).
 let brokers: string[] = [];
@@ -38,7 +33,7 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics of reque
   let now = new Date();
   let t: TestApp;
   let prefix: string;
-  let schema: string | undefined;
+  let schema: ReturnType<typeof suiteSchema> | undefined;
   let setup: WalletSetup;
   const wallets = walletApi(() => setup);
   const memory = memoryApi(() => t);
@@ -48,7 +43,7 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics of reque
 
   beforeAll(async () => {
     prefix = topicPrefix();
-    schema = kind === 'postgres' ? `t_${randomBytes(8).toString('hex')}` : undefined;
+    schema = kind === 'postgres' ? suiteSchema() : undefined;
     t = await startTestApp(
       {
         WORKER_THREADS: '0',
@@ -61,7 +56,7 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics of reque
         ARENA_CLOCK_SWEEP_MS: '3600000',
         BILLING_PERIOD_CLOSE_SWEEP_MS: '3600000',
         SESSION_TTL_SECONDS: SESSIONS_OUTLAST_THE_CLOCK_MOVES,
-        ...(schema ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+        ...(schema?.env() ?? {}),
       },
       { clock: () => now },
     );
@@ -70,21 +65,10 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics of reque
 
   afterAll(async () => {
     await t?.close();
-    if (schema) {
-      const ds = new DataSource({ type: 'postgres', url: TEST_DATABASE_URL });
-      await ds.initialize();
-      await ds.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await ds.destroy();
-    }
+    await schema?.drop();
   });
 
-  /** Every projector has passed the log's head and the relay has emptied the outboxes. */
-  async function settled(): Promise<void> {
-    const head = await t.app.get<EventStore>(EVENT_STORE).headPosition();
-    expect(await t.app.get(ProjectionRunner).waitFor(head, undefined, 10_000)).toBe(true);
-    const relay = t.app.get(KafkaPublisherService).relay!;
-    await until(() => relay.pending(), (n) => n === 0, 15_000);
-  }
+  const settled = () => settledOnKafka(t.app);
 
   /**
    * The topic of `readModel` holds, as the newest value of each expected key, exactly the expected record (JSON text,

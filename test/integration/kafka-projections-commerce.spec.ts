@@ -8,19 +8,15 @@
  * the owner ids, the topic is compacted, and a consumer reading it from the beginning ends with exactly the read
  * model's rows. No personal text (an invoice's cancellation detail, a compliance officer's evidence) reaches a topic.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { DataSource } from 'typeorm';
 import { CommerceExpirySweep } from '../../src/modules/commerce/commands';
 import { canonicalJson } from '../../src/platform/commitments/commitment';
-import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
-import { KafkaPublisherService } from '../../src/platform/kafka/kafka-publisher.service';
-import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
 import { startTestApp, type TestApp } from '../support/app';
-import { TEST_DATABASE_URL } from '../support/databases';
+import { suiteSchema } from '../support/databases';
 import { hex32 } from '../support/events';
 import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
-import { byKey, readTopicUntil, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix, type Consumed } from './kafka-support';
+import { byKey, readTopicUntil, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix, type Consumed, settledOnKafka } from './kafka-support';
 
 // A run without a broker fails every test here with the reason (never a silent skip).
 let brokers: string[] = [];
@@ -44,7 +40,7 @@ const withoutActions = ({ actions: _actions, ...rest }: Json): Json => rest;
 describe.each(['sqlite', 'postgres'] as const)('Kafka commerce projection topics on %s read models (real broker)', (kind) => {
   let t: TestApp;
   let prefix: string;
-  let schema: string | undefined;
+  let schema: ReturnType<typeof suiteSchema> | undefined;
   let owner: Headers;
   let admin: Headers;
   let workspace: string;
@@ -77,7 +73,7 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka commerce projection topics
 
   beforeAll(async () => {
     prefix = topicPrefix();
-    schema = kind === 'postgres' ? `t_${randomBytes(8).toString('hex')}` : undefined;
+    schema = kind === 'postgres' ? suiteSchema() : undefined;
     t = await startTestApp(
       {
         // One thread (WORKER_THREADS=0): the suite waits on this thread's publisher object (docs/operations.md 10.4).
@@ -89,7 +85,7 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka commerce projection topics
         ADMIN_PASSWORD: TEST_ADMIN.password,
         COMMERCE_EXPIRY_SWEEP_MS: '3600000',
         TRANSFER_TRAVEL_RULE_THRESHOLDS: 'USDC=1000',
-        ...(schema ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+        ...(schema?.env() ?? {}),
       },
       { clock: () => new Date(Date.now() + ahead) },
     );
@@ -104,21 +100,10 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka commerce projection topics
 
   afterAll(async () => {
     await t?.close();
-    if (schema) {
-      const ds = new DataSource({ type: 'postgres', url: TEST_DATABASE_URL });
-      await ds.initialize();
-      await ds.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await ds.destroy();
-    }
+    await schema?.drop();
   });
 
-  /** Every projector has passed the log's head and the relay has emptied the outboxes. */
-  async function settled(): Promise<void> {
-    const head = await t.app.get<EventStore>(EVENT_STORE).headPosition();
-    expect(await t.app.get(ProjectionRunner).waitFor(head, undefined, 10_000)).toBe(true);
-    const relay = t.app.get(KafkaPublisherService).relay!;
-    await until(() => relay.pending(), (n) => n === 0, 15_000);
-  }
+  const settled = () => settledOnKafka(t.app);
 
   /**
    * The topic of `readModel` against the API's answers (less what the topic leaves out): the newest value per key is

@@ -6,15 +6,10 @@
  * `trading-markets` each market as GET …/mtf/markets lists it (the trades' market_uuid joins there for the symbol).
  * A consumer reading any of these topics from its beginning ends with exactly the read model's rows.
  */
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { KafkaPublisherService } from '../../src/platform/kafka/kafka-publisher.service';
-import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
-import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
 import { startTestApp, type TestApp } from '../support/app';
-import { TEST_DATABASE_URL } from '../support/databases';
+import { suiteSchema } from '../support/databases';
 import { registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
-import { byKey, readTopic, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix } from './kafka-support';
+import { byKey, readTopic, schemaCheck, testBrokers, topicAndReadModel, topicConfig, topicPrefix, settledOnKafka } from './kafka-support';
 
 let brokers: string[] = [];
 beforeAll(() => {
@@ -24,7 +19,7 @@ beforeAll(() => {
 describe.each(['sqlite', 'postgres'] as const)('Kafka trading topics on %s read models (real broker)', (kind) => {
   let t: TestApp;
   let prefix: string;
-  let schema: string | undefined;
+  let schema: ReturnType<typeof suiteSchema> | undefined;
   let maker: Headers;
   let taker: Headers;
   const ids: Record<string, string> = {};
@@ -39,7 +34,7 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka trading topics on %s read 
 
   beforeAll(async () => {
     prefix = topicPrefix();
-    schema = kind === 'postgres' ? `t_${randomBytes(8).toString('hex')}` : undefined;
+    schema = kind === 'postgres' ? suiteSchema() : undefined;
     t = await startTestApp({
       // One thread: the suite waits on this thread's relay object (docs/operations.md 10.4).
       WORKER_THREADS: '0',
@@ -48,7 +43,7 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka trading topics on %s read 
       KAFKA_OUTBOX_POLL_MS: '20',
       ADMIN_EMAIL: TEST_ADMIN.email,
       ADMIN_PASSWORD: TEST_ADMIN.password,
-      ...(schema ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+      ...(schema?.env() ?? {}),
     });
     [maker, taker] = [await registerTrader(t), await registerTrader(t)];
     ids.ask1 = await place(maker, { direction: 'SELL', order_size: '1', limit_price: '3000' });
@@ -61,19 +56,12 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka trading topics on %s read 
     await until(() => status(maker, ids.bid), (s) => s === 'OPEN', 10_000);
     ids.sell = await place(taker, { direction: 'SELL', order_size: '0.5', limit_price: null });
     await until(() => status(taker, ids.sell), (s) => s === 'FILLED', 10_000);
-    const head = await t.app.get<EventStore>(EVENT_STORE).headPosition();
-    expect(await t.app.get(ProjectionRunner).waitFor(head, undefined, 10_000)).toBe(true);
-    await until(() => t.app.get(KafkaPublisherService).relay!.pending(), (n) => n === 0, 15_000);
+    await settledOnKafka(t.app);
   });
 
   afterAll(async () => {
     await t?.close();
-    if (schema) {
-      const ds = new DataSource({ type: 'postgres', url: TEST_DATABASE_URL });
-      await ds.initialize();
-      await ds.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await ds.destroy();
-    }
+    await schema?.drop();
   });
 
   it('publishes each trade once, party-neutral, agreeing with the fill each party sees', async () => {

@@ -8,6 +8,10 @@ import { hex32 } from '../support/events';
 import { PROJECTORS } from '../../src/platform/projections/projector';
 import { publicationsOf } from '../../src/platform/outbox/outbox';
 import { ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.port';
+import { KafkaPublisherService } from '../../src/platform/kafka/kafka-publisher.service';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
+import { until } from '../support/traders';
 
 export function testBrokers(): string[] {
   const raw = process.env.KAFKA_BROKERS;
@@ -174,4 +178,12 @@ export async function topicAndReadModel(
     if (newest !== null) topic.set(key, newest);
   }
   return { topic, rows };
+}
+
+/** Every projector of a one-thread app has passed the log's head and the relay has emptied the outboxes. */
+export async function settledOnKafka(app: { get<T>(token: unknown): T }): Promise<void> {
+  const head = await app.get<EventStore>(EVENT_STORE).headPosition();
+  expect(await app.get<ProjectionRunner>(ProjectionRunner).waitFor(head, undefined, 10_000)).toBe(true);
+  const relay = app.get<KafkaPublisherService>(KafkaPublisherService).relay!;
+  await until(() => relay.pending(), (n) => n === 0, 15_000);
 }
