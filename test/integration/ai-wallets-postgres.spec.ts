@@ -199,7 +199,8 @@ describe('concurrency', () => {
     const reads = Array.from({ length: 10 }, () => http('GET', `/api/v1/ai-wallets/bindings/${b}/budget`, agent));
     const [results, budgets] = await Promise.all([Promise.all(posts), Promise.all(reads)]);
 
-    expect(results.map((r) => r.status)).toEqual(Array(30).fill(201));
+    // 202 is the same decided intent answered before the read models caught up (READ_YOUR_WRITES_TIMEOUT_MS) under this burst.
+    for (const r of results) expect([201, 202]).toContain(r.status);
     const reserved = results.filter((r) => r.json.state !== 'DENIED');
     const denied = results.filter((r) => r.json.state === 'DENIED');
     expect(reserved).toHaveLength(6);
