@@ -8,6 +8,9 @@
  *                        insert-only, what `appendLeaves` names as completed; leaves are level 0
  *   audit_merkle_state   one row (id 1): the tree's size and its frontier (the hashes of `frontierNodeIds(size)`,
  *                        largest first, comma-separated hex), written in the batch's transaction with its checkpoint
+ *   audit_merkle_leaves  which leaf an event is: event_id -> (leaf_index, position). Positions are dense on SQLite
+ *                        but not on PostgreSQL (a rolled-back sequence value) nor EventStoreDB (commit positions), so
+ *                        the index is recorded, never derived; an inclusion proof starts from an event id
  *
  * A batch reads the state once, folds its events, inserts the completed nodes in multi-row INSERTs and writes the state.
  * Proofs read nodes through `merkleNodes` (one query for the ids `inclusionNodeIds`/`consistencyNodeIds` name).
@@ -15,7 +18,7 @@
 import { Table, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port';
 import type { Projector } from '../../src/platform/projections/projector';
-import { portableSql } from '../../src/platform/read-model/read-model.datasource';
+import { portableSql, type ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { appendLeaves, leafHashOfCommitment, type NodeId, type StoredNode } from '../../src/modules/audit/domain/merkle';
 
@@ -46,6 +49,26 @@ export class AuditMerkle1764000015100 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.dropTable('audit_merkle_state');
     await q.dropTable('audit_merkle_nodes');
+  }
+}
+
+/** Which leaf each event is (for inclusion proofs, which start from an event id). */
+export class AuditMerkleLeaves1764000015200 implements MigrationInterface {
+  name = 'AuditMerkleLeaves1764000015200';
+  async up(q: QueryRunner): Promise<void> {
+    await q.createTable(
+      new Table({
+        name: 'audit_merkle_leaves',
+        columns: [
+          { name: 'event_id', type: 'varchar', length: '64', isPrimary: true },
+          { name: 'leaf_index', type: 'bigint' },
+          { name: 'position', type: 'bigint' },
+        ],
+      }),
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('audit_merkle_leaves');
   }
 }
 
@@ -89,13 +112,23 @@ export async function merkleNodes(db: Queryable, ids: readonly NodeId[]): Promis
   return rows.map((r) => ({ level: Number(r.level), index: Number(r.idx), hash: Buffer.from(r.hash, 'hex') }));
 }
 
-/** Inserts completed nodes, many rows per statement. */
-async function insertNodes(tx: EntityManager, nodes: readonly StoredNode[]): Promise<void> {
-  for (let at = 0; at < nodes.length; at += INSERT_CHUNK) {
-    const chunk = nodes.slice(at, at + INSERT_CHUNK);
-    const params: Array<number | string> = [];
-    for (const n of chunk) params.push(n.level, n.index, n.hash.toString('hex'));
-    await tx.query(portableSql(tx, `INSERT INTO audit_merkle_nodes (level, idx, hash) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`), params);
+/** Where an event is in the tree (null: the projection has not reached it, or no such event). */
+export interface MerkleLeaf {
+  event_id: string;
+  leaf_index: number;
+  position: bigint;
+}
+
+export async function merkleLeaf(db: ReadModelDatabase, eventId: string): Promise<MerkleLeaf | null> {
+  const rows: Array<{ leaf_index: string | number; position: string | number }> = await db.reader.query(db.sql('SELECT leaf_index, position FROM audit_merkle_leaves WHERE event_id = ?'), [eventId]);
+  return rows.length === 0 ? null : { event_id: eventId, leaf_index: Number(rows[0].leaf_index), position: BigInt(rows[0].position) };
+}
+
+/** Inserts rows of three columns, many rows per statement. */
+async function insertRows(tx: EntityManager, table: string, columns: string, rows: ReadonlyArray<readonly [number | string, number | string, number | string]>): Promise<void> {
+  for (let at = 0; at < rows.length; at += INSERT_CHUNK) {
+    const chunk = rows.slice(at, at + INSERT_CHUNK);
+    await tx.query(portableSql(tx, `INSERT INTO ${table} (${columns}) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`), chunk.flat());
   }
 }
 
@@ -112,7 +145,8 @@ export class AuditMerkleProjector implements Projector {
     if (events.length === 0) return;
     const before = await merkleState(tx);
     const after = appendLeaves(before.frontier, before.size, events.map((e) => leafHashOfCommitment(e.event_commitment)));
-    await insertNodes(tx, after.completed);
+    await insertRows(tx, 'audit_merkle_nodes', 'level, idx, hash', after.completed.map((n) => [n.level, n.index, n.hash.toString('hex')] as const));
+    await insertRows(tx, 'audit_merkle_leaves', 'event_id, leaf_index, position', events.map((e, i) => [e.event_id, before.size + i, e.position.toString()] as const));
     const frontier = after.frontier.map((h) => h.toString('hex')).join(',');
     if (before.size === 0) {
       // The empty tree has no state row (none before the first event, none after a reset).
@@ -124,6 +158,7 @@ export class AuditMerkleProjector implements Projector {
 
   async reset(tx: EntityManager): Promise<void> {
     await tx.query('DELETE FROM audit_merkle_nodes');
+    await tx.query('DELETE FROM audit_merkle_leaves');
     await tx.query('DELETE FROM audit_merkle_state');
   }
 }
@@ -131,6 +166,6 @@ export class AuditMerkleProjector implements Projector {
 export const auditMerkleReadModel: ReadModelDefinition = {
   name: 'audit-merkle',
   entities: [],
-  migrations: [AuditMerkle1764000015100],
+  migrations: [AuditMerkle1764000015100, AuditMerkleLeaves1764000015200],
   projector: AuditMerkleProjector,
 };

@@ -21,7 +21,7 @@ import {
   verifyInclusion,
 } from '../../src/modules/audit/domain/merkle';
 import { CHECKPOINT_EVENT_TYPE } from '../../src/modules/audit/domain/checkpoint';
-import { AuditMerkleProjector, auditMerkleReadModel, merkleNodes, merkleState, treeSize } from '../../projections/audit-merkle/audit-merkle.read-model';
+import { AuditMerkleProjector, auditMerkleReadModel, merkleLeaf, merkleNodes, merkleState, treeSize } from '../../projections/audit-merkle/audit-merkle.read-model';
 import { makeTestDatabase, type DatabaseKind, type TestDatabase } from '../support/databases';
 import { hex32, newEvent } from '../support/events';
 
@@ -139,6 +139,12 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('the audit Merkle projection
     const root = await storedRoot();
     const leaves = await logLeaves();
     expect(leaves).toHaveLength(95);
+    // Every event's leaf: its index is the count of events before it, whatever the batches and the restart.
+    const log = await store.readAll({ maxCount: 1000 });
+    for (const [i, e] of log.entries()) expect(await merkleLeaf(db, e.event_id)).toEqual({ event_id: e.event_id, leaf_index: i, position: e.position });
+    const leafRows = async (): Promise<unknown[]> => db.reader.query('SELECT event_id, leaf_index, position FROM audit_merkle_leaves ORDER BY leaf_index');
+    const incrementalLeaves = await leafRows();
+    expect(incrementalLeaves).toHaveLength(95);
     expect(root.equals(rootOf(leaves))).toBe(true);
     expect(incremental.filter((n) => n.level === 0).map((n) => n.hash)).toEqual(leaves.map((l) => l.toString('hex')));
 
@@ -146,6 +152,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('the audit Merkle projection
     const rebuilt = await runner(13).rebuild('audit-merkle');
     expect(rebuilt.events).toBe(95);
     expect(await allNodes()).toEqual(incremental);
+    expect(await leafRows()).toEqual(incrementalLeaves);
     expect((await storedRoot()).equals(root)).toBe(true);
     expect(await treeSize(db.reader)).toBe(95);
 
@@ -158,6 +165,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('the audit Merkle projection
   it('reads nothing for no ids, and the empty tree before the first event', async () => {
     expect(await merkleNodes(db.reader, [])).toEqual([]);
     expect(await treeSize(db.reader)).toBe(0);
+    expect(await merkleLeaf(db, hex32())).toBeNull();
     await expect(merkleNodes(db.reader, [{ level: -1, index: 0 }])).rejects.toThrow(RangeError);
   });
 });
