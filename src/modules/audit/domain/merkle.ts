@@ -218,11 +218,12 @@ export function appendLeaf(frontier: readonly Buffer[], size: number, leaf: Buff
 /** `appendLeaf` over a batch (a projector's page of events). */
 export function appendLeaves(frontier: readonly Buffer[], size: number, leaves: readonly Buffer[]): Appended {
   let state: Appended = { frontier: frontier.slice(), size, completed: [] };
+  const completed: StoredNode[] = [];
   for (const leaf of leaves) {
-    const step = appendLeaf(state.frontier, state.size, leaf);
-    state = { frontier: step.frontier, size: step.size, completed: state.completed.concat(step.completed) };
+    state = appendLeaf(state.frontier, state.size, leaf);
+    for (const node of state.completed) completed.push(node); // pushed, not concatenated: linear in the batch
   }
-  return state;
+  return { frontier: state.frontier, size: state.size, completed };
 }
 
 // ------------------------------------------------------------------------------------------------------------------
