@@ -182,13 +182,17 @@ function checkpointLine(c: CheckpointOutcome): string {
       : c.chain === 'truncated'
         ? 'TRUNCATED: the log ends before it'
         : `history up to it REWRITTEN${c.intact_until ? ` after position ${c.intact_until}` : ''}`;
-  return `checkpoint ${c.source} position ${c.position} (${c.event_count} events, ${c.created_at}, key ${c.key_id}): ${chain}; ${signature}`;
+  // Where the log reaches the checkpoint: its tree head recomputed (v2), or none signed (v1).
+  const tree =
+    c.found_root_hash === null && c.expected_root_hash !== null ? '' : c.expected_root_hash === null ? ' v1, no tree head;' : c.found_root_hash === c.expected_root_hash ? ' Merkle root equal;' : ' Merkle root DIFFERS;';
+  return `checkpoint ${c.source} position ${c.position} (${c.event_count} events, ${c.created_at}, key ${c.key_id}): ${chain};${tree} ${signature}`;
 }
 
 export function printReport(io: AuditCliIo, report: AuditReport, source: string): void {
   io.out(`audit verify: ${scopeText(report.scope)} from ${source}`);
   io.out(`read ${report.events} events of ${report.streams} stream${report.streams === 1 ? '' : 's'}${report.first_position ? `, positions ${report.first_position}–${report.last_position}` : ''}`);
   if (report.global_commitment) io.out(`global commitment at position ${report.last_position}: ${report.global_commitment}`);
+  if (report.root_hash && report.scope.kind === 'all') io.out(`Merkle tree head of ${report.events} events: ${report.root_hash}`);
   for (const c of report.checkpoints) io.out(checkpointLine(c));
   if (report.scope.kind === 'all' && report.checkpoints.length === 0) io.out('no checkpoint to hold the log against (none in the log, none given with --checkpoint)');
   if (report.ok) {

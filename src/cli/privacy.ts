@@ -30,6 +30,7 @@ import { loadSigningKey, platformCheckpointKeys } from '../modules/audit/checkpo
 import { CHECKPOINT_EVENT_TYPE, signCheckpoint, type SignedCheckpoint } from '../modules/audit/domain/checkpoint';
 import { EPOCH_ALG, EPOCH_EVENT_TYPE, EPOCH_STREAM, type EpochStatement, type SignedEpoch } from '../modules/audit/domain/epoch';
 import { foldGlobal, GENESIS } from '../modules/audit/domain/global-chain';
+import { EMPTY_TREE, foldLeaf, rootHex } from '../modules/audit/domain/merkle';
 import { LogVerifier } from '../modules/audit/domain/log-verifier';
 import { canonicalJson, committedDataJcs, eventCommitmentOf, sha256Hex as sha256 } from '../platform/commitments/commitment';
 import type { JsonObject } from '../platform/commitments/json';
@@ -149,7 +150,8 @@ async function migrate(file: string, target: string, config: PlatformConfig, key
     let oldGlobal = GENESIS;
     let newGlobal = GENESIS;
     const previousCheckpoints: SignedCheckpoint[] = [];
-    const closedAt = new Map<bigint, typeof newGlobal>();
+    let newTree = EMPTY_TREE;
+    const closedAt = new Map<bigint, { chain: typeof newGlobal; root_hash: string }>();
     let events = 0;
     let renamed = 0;
     let sealed = 0;
@@ -168,8 +170,9 @@ async function migrate(file: string, target: string, config: PlatformConfig, key
           const was = data as unknown as SignedCheckpoint;
           previousCheckpoints.push(was);
           const at = closedAt.get(BigInt(was.position));
-          if (!at?.commitment) throw new Error(`the checkpoint at position ${r.position} closes at ${was.position}, where the log has no event`);
-          data = signCheckpoint({ position: at.position, event_count: at.count, global_commitment: at.commitment, created_at: migratedAt }, signingKey) as unknown as JsonObject;
+          if (!at?.chain.commitment) throw new Error(`the checkpoint at position ${r.position} closes at ${was.position}, where the log has no event`);
+          // Re-signed as v2 whatever it was: the new log's chain and Merkle tree head at the same event.
+          data = signCheckpoint({ position: at.chain.position, event_count: at.chain.count, global_commitment: at.chain.commitment, root_hash: at.root_hash, created_at: migratedAt }, signingKey) as unknown as JsonObject;
           checkpoints++;
         } else {
           const opened = sealEventData({ type: r.type, stream, data, metadata }, sealingKeys);
@@ -183,7 +186,8 @@ async function migrate(file: string, target: string, config: PlatformConfig, key
         insert.run(r.position, r.event_id, stream, r.revision, r.type, r.occurred_at, dataJcs, metadataJcs, commitment, previous);
         heads.set(stream, commitment);
         newGlobal = foldGlobal(newGlobal, r.position, commitment);
-        if (closing.has(r.position)) closedAt.set(r.position, newGlobal);
+        newTree = foldLeaf(newTree, commitment);
+        if (closing.has(r.position)) closedAt.set(r.position, { chain: newGlobal, root_hash: rootHex(newTree) });
         lastPosition = r.position;
         events++;
       }

@@ -10,8 +10,13 @@ import { Registry } from 'prom-client';
 import { Logger } from 'nestjs-pino';
 import { startTestApp, type TestApp } from '../support/app';
 import { adminHeaders, registerTrader, TEST_ADMIN, until, type Headers } from '../support/traders';
-import { AuditCheckpointer, SIGNING_KEY_FILE } from '../../src/modules/audit/checkpointer';
-import { CHECKPOINT_STREAM, checkSignature, type SignedCheckpoint } from '../../src/modules/audit/domain/checkpoint';
+import { AuditCheckpointer, loadSigningKey, SIGNING_KEY_FILE } from '../../src/modules/audit/checkpointer';
+import { CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, checkSignature, signCheckpointV1, type SignedCheckpoint } from '../../src/modules/audit/domain/checkpoint';
+import { foldGlobal, GENESIS } from '../../src/modules/audit/domain/global-chain';
+import { rootFromFrontier } from '../../src/modules/audit/domain/merkle';
+import { merkleState } from '../../projections/audit-merkle/audit-merkle.read-model';
+import { ProjectionRunner } from '../../src/platform/projections/projection-runner';
+import { hex32, testMetadata } from '../support/events';
 import { LogVerifier } from '../../src/modules/audit/domain/log-verifier';
 import { PortAuditSource, SqliteAuditSource } from '../../src/modules/audit/sources';
 import { CLOCK } from '../../src/platform/clock';
@@ -141,7 +146,8 @@ describe('signed checkpoints', () => {
       (r) => r.status === 200 && BigInt(r.json.position) >= head - 5n,
     );
     const cp: SignedCheckpoint = latest.json;
-    expect(Object.keys(cp).sort()).toEqual(['alg', 'created_at', 'event_count', 'global_commitment', 'key_id', 'position', 'public_key', 'signature']);
+    expect(Object.keys(cp).sort()).toEqual(['alg', 'created_at', 'event_count', 'global_commitment', 'key_id', 'position', 'public_key', 'root_hash', 'signature', 'tree_size']);
+    expect(cp).toMatchObject({ alg: 'audit-checkpoint-v2', tree_size: cp.event_count });
     expect(checkSignature(cp)).toBe('valid');
     expect(t.app.get(AuditCheckpointer).publicKey?.public_key).toBe(cp.public_key);
     expect(statSync(join(t.config.dataDir, SIGNING_KEY_FILE)).mode & 0o777).toBe(0o600);
@@ -157,6 +163,8 @@ describe('signed checkpoints', () => {
     const report = verifier.finish();
     expect(report.ok).toBe(true);
     expect(report.checkpoints.every((c) => c.chain === 'intact' && c.signature === 'valid' && c.trusted_key)).toBe(true);
+    // Every tree head the checkpointer signed is the one the log recomputes.
+    expect(report.checkpoints.every((c) => c.expected_root_hash !== null && c.found_root_hash === c.expected_root_hash)).toBe(true);
     // The CLI's reader opens the live file read-only (WAL) while the server writes, and sees the same log.
     const raw = new SqliteAuditSource(join(t.config.dataDir, 'events.sqlite'));
     try {
@@ -194,6 +202,65 @@ describe('signed checkpoints', () => {
     for await (const page of source.events({ kind: 'all' })) for (const e of page) verifier.add(e);
     expect(verifier.finish().checkpoints).toEqual([expect.objectContaining({ chain: 'intact', signature: 'valid' })]);
     await second.onModuleDestroy();
+  });
+
+  it('resumes the tree from the log when the tree projection cannot give it, and builds v2 on a v1 checkpoint of an earlier version', async () => {
+    const store = t.app.get<EventStore>(RAW_EVENT_STORE);
+    const db = t.app.get(ReadModelDatabase);
+    const checkpointer = () => new AuditCheckpointer(store, db, t.app.get(PLATFORM_CONFIG), t.app.get(CLOCK), t.app.get(Logger), { registry: new Registry() } as unknown as MetricsService, transientIdentity());
+    /** Every checkpoint in the log and `extra` against the whole log. */
+    const verifyAll = async (extra: SignedCheckpoint) => {
+      const verifier = new LogVerifier({ scope: { kind: 'all' }, densePositions: true, trustedKeys: [extra.public_key] });
+      const source = new PortAuditSource(store, 'the running store');
+      verifier.addCheckpoint({ source: 'external', checkpoint: extra });
+      for (const e of await source.checkpointEvents()) verifier.addCheckpoint({ source: 'log', checkpoint: e.data as unknown as SignedCheckpoint });
+      for await (const page of source.events({ kind: 'all' })) for (const e of page) verifier.add(e);
+      return verifier.finish();
+    };
+
+    // The nodes at the last checkpoint's frontier are wrong (a damaged table): the signed root does not come out of
+    // them, so the checkpointer folds the tree from the log and goes on with the right one.
+    const runner = t.app.get(ProjectionRunner);
+    expect(await runner.waitFor(await store.headPosition(), undefined, 10_000)).toBe(true);
+    await db.writer.query(`UPDATE audit_merkle_nodes SET hash = '${'0'.repeat(64)}'`);
+    const third = checkpointer();
+    await newLedger(4);
+    const written = await third.tick();
+    expect(written.length).toBeGreaterThanOrEqual(1);
+    let report = await verifyAll(written[written.length - 1]);
+    expect(report.ok).toBe(true);
+    const resumed = report.checkpoints.find((c) => c.source === 'external')!;
+    expect(resumed).toMatchObject({ chain: 'intact', position: written[written.length - 1].position, expected_root_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(resumed.found_root_hash).toBe(resumed.expected_root_hash);
+    await third.onModuleDestroy();
+
+    // A v1 checkpoint (what an earlier version signed, no tree head) last in the stream, and no tree projection at all:
+    // the successor folds the tree from the log and signs v2 on top of it.
+    let chain = GENESIS;
+    for (const e of await store.readAll({ maxCount: 1_000_000 })) chain = foldGlobal(chain, e.position, e.event_commitment);
+    const v1 = signCheckpointV1({ position: chain.position, event_count: chain.count, global_commitment: chain.commitment!, created_at: new Date().toISOString() }, loadSigningKey(t.app.get(PLATFORM_CONFIG)));
+    const [last] = await store.readStream(CHECKPOINT_STREAM, { direction: 'backwards', maxCount: 1 });
+    await store.append(CHECKPOINT_STREAM, [{ event_id: hex32(), type: CHECKPOINT_EVENT_TYPE, data: { ...v1 }, metadata: testMetadata() }], last.revision);
+    await db.writer.query('DELETE FROM audit_merkle_nodes');
+    const fourth = checkpointer();
+    await newLedger(4);
+    const next = await fourth.tick();
+    expect(next.length).toBeGreaterThanOrEqual(1);
+    expect(next[0]).toMatchObject({ alg: 'audit-checkpoint-v2' });
+    report = await verifyAll(next[next.length - 1]);
+    expect(report.ok).toBe(true);
+    expect(report.checkpoints.find((c) => c.source === 'log' && c.position === v1.position && c.expected_root_hash === null)).toMatchObject({ chain: 'intact', signature: 'valid' });
+    const built = report.checkpoints.find((c) => c.source === 'external')!;
+    expect(built).toMatchObject({ chain: 'intact', position: next[next.length - 1].position, expected_root_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(built.found_root_hash).toBe(built.expected_root_hash);
+    await fourth.onModuleDestroy();
+    // The tree projection rebuilt from the log holds the same root.
+    await runner.stop();
+    await runner.rebuild('audit-merkle');
+    runner.start();
+    const state = await merkleState(db.reader);
+    expect(state.size).toBe(report.events);
+    expect(rootFromFrontier(state.frontier, state.size).toString('hex')).toBe(report.root_hash);
   });
 });
 

@@ -133,10 +133,11 @@ describe('audit verify on the store', () => {
     ]);
     expect(all.status).toBe(0);
     expect(all.stdout).toContain('INTACT: every event commitment, previous link, position and checkpoint verifies.');
-    expect(all.stdout).toMatch(/^checkpoint log position \d+ \(\d+ events, .+\): history up to it intact; signature valid with the checkpoint's own key \(not independently trusted\)$/m);
+    expect(all.stdout).toMatch(/^checkpoint log position \d+ \(\d+ events, .+\): history up to it intact; Merkle root equal; signature valid with the checkpoint's own key \(not independently trusted\)$/m);
+    expect(all.stdout).toMatch(/^Merkle tree head of \d+ events: [0-9a-f]{64}$/m);
     expect(all.stderr).toMatch(/^verify: 100% \((\d+)\/\1 positions\)$/m);
     expect(anchored.status).toBe(0);
-    expect(anchored.stdout).toContain(`checkpoint external position ${checkpoint.position} (${checkpoint.event_count} events, ${checkpoint.created_at}, key ${checkpoint.key_id}): history up to it intact; signature valid (trusted key)`);
+    expect(anchored.stdout).toContain(`checkpoint external position ${checkpoint.position} (${checkpoint.event_count} events, ${checkpoint.created_at}, key ${checkpoint.key_id}): history up to it intact; Merkle root equal; signature valid (trusted key)`);
     expect(anchored.stdout).not.toMatch(/not independently trusted/);
     expect(one.status).toBe(0);
     expect(one.stdout).toContain(`read 6 events of 1 stream`);
@@ -246,7 +247,7 @@ describe('audit verify on the store', () => {
     const trusted = await cli(['verify', '--all'], own);
     expect(trusted.status).toBe(0);
     expect(trusted.stderr).toMatch(/trusting this platform's checkpoint keys \(1:/);
-    expect(trusted.stdout).toMatch(/^checkpoint log position \d+ .+: history up to it intact; signature valid \(trusted key\)$/m);
+    expect(trusted.stdout).toMatch(/^checkpoint log position \d+ .+: history up to it intact; Merkle root equal; signature valid \(trusted key\)$/m);
     // The same log where the platform's key is another one (a rewrite re-signed everything with a key of its own).
     const other = copyStore('other-key');
     writeFileSync(join(other, 'audit-signing.key'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });

@@ -193,6 +193,8 @@ describe.each(['sqlite', 'postgres'] as const)('Kafka projection topics on %s re
     await t.app.get(AuditCheckpointer).tick(); // writes what is due now (the suite wrote more than 25 events)
     const latest = (await t.app.inject({ method: 'GET', url: '/api/v1/audit/checkpoints/latest', headers: await adminHeaders(t) })).json() as SignedCheckpoint;
     expect(latest.position).toMatch(/^\d+$/);
+    // v2: the Merkle tree head over the same events as the global chain.
+    expect(latest).toMatchObject({ alg: 'audit-checkpoint-v2', tree_size: latest.event_count, root_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(await t.app.get(KafkaPublisherService).events!.waitFor(await t.app.get<EventStore>(EVENT_STORE).headPosition(), 15_000)).toBe(true);
     const messages = await readTopicUntil(brokers, `${prefix}.audit.checkpoints`, (m) => m.some((x) => x.value === JSON.stringify(latest)));
     const valid = schemaCheck('audit-checkpoint.schema.json');

@@ -13,7 +13,7 @@ import { runAuditCli } from '../../src/cli/audit';
 import { runPrivacyCli } from '../../src/cli/privacy';
 import { EPOCH_EVENT_TYPE, EPOCH_STREAM, type SignedEpoch } from '../../src/modules/audit/domain/epoch';
 import { loadSigningKey } from '../../src/modules/audit/checkpointer';
-import { CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, signCheckpoint } from '../../src/modules/audit/domain/checkpoint';
+import { CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, signCheckpointV1 } from '../../src/modules/audit/domain/checkpoint';
 import { foldGlobal, GENESIS } from '../../src/modules/audit/domain/global-chain';
 import { PasswordHasher } from '../../src/modules/identity/security/password-hasher';
 import { canonicalJson } from '../../src/platform/commitments/commitment';
@@ -57,7 +57,7 @@ describe('migrating a log written before sealing', () => {
     ], 'no_stream');
     let chain = GENESIS;
     for (const e of await legacy.readAll()) chain = foldGlobal(chain, e.position, e.event_commitment);
-    const oldCheckpoint = signCheckpoint({ position: chain.position, event_count: chain.count, global_commitment: chain.commitment!, created_at: '2026-11-02T00:00:00.000Z' }, loadSigningKey(config));
+    const oldCheckpoint = signCheckpointV1({ position: chain.position, event_count: chain.count, global_commitment: chain.commitment!, created_at: '2026-11-02T00:00:00.000Z' }, loadSigningKey(config));
     await legacy.append(CHECKPOINT_STREAM, [{ event_id: hex32(), type: CHECKPOINT_EVENT_TYPE, metadata: testMetadata(), data: oldCheckpoint as never }], 'no_stream');
     const oldHead = foldGlobal(chain, chain.position + 1n, (await legacy.readStream(CHECKPOINT_STREAM))[0].event_commitment);
     await legacy.close();
@@ -87,7 +87,8 @@ describe('migrating a log written before sealing', () => {
     const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: public_key }, format: 'jwk' });
     expect(verify(null, Buffer.from(canonicalJson(statement as never), 'utf8'), key, Buffer.from(signature, 'base64url'))).toBe(true);
     const resigned = migrated.find((e) => e.type === CHECKPOINT_EVENT_TYPE)!.data;
-    expect(resigned).toMatchObject({ position: oldCheckpoint.position, event_count: oldCheckpoint.event_count });
+    // A v1 checkpoint of the old log comes back as v2: the new chain and the new log's Merkle tree head.
+    expect(resigned).toMatchObject({ alg: 'audit-checkpoint-v2', position: oldCheckpoint.position, event_count: oldCheckpoint.event_count, tree_size: oldCheckpoint.event_count, root_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(resigned.global_commitment).not.toBe(oldCheckpoint.global_commitment);
 
     // It verifies whole (commitments, links, the re-signed checkpoint under the platform's key).

@@ -11,8 +11,9 @@ import { eventCommitment } from '../../src/platform/commitments/commitment';
 import type { JsonObject } from '../../src/platform/commitments/json';
 import type { EventMetadata } from '../../src/platform/event-store/event-store.port';
 import {
-  CHECKPOINT_STREAM, checkpointShapeProblems, checkSignature, keyIdOf, normalizePublicKey, signCheckpoint, signedBytes, signingKeyFromSeed, type SignedCheckpoint,
+  CHECKPOINT_STREAM, checkpointShapeProblems, checkSignature, keyIdOf, normalizePublicKey, signCheckpoint, signCheckpointV1, signedBytes, signingKeyFromSeed, type SignedCheckpoint,
 } from '../../src/modules/audit/domain/checkpoint';
+import { EMPTY_TREE, foldLeaf, rootHex } from '../../src/modules/audit/domain/merkle';
 import { foldGlobal, GENESIS, globalCommitment, globalPreimage } from '../../src/modules/audit/domain/global-chain';
 import { canonicalJson } from '../../src/platform/commitments/commitment';
 import { LogVerifier, type AuditEvent, type AuditReport, type CheckpointClaim } from '../../src/modules/audit/domain/log-verifier';
@@ -46,7 +47,7 @@ describe('the global chain (sha256-global-v1)', () => {
   });
 });
 
-describe('signed checkpoints (audit-checkpoint-v1, Ed25519)', () => {
+describe('signed checkpoints (audit-checkpoint-v2 and v1, Ed25519)', () => {
   const v = vectors.checkpoint;
 
   it('derives the public key and its RFC 7638 key id from the seed', () => {
@@ -55,13 +56,28 @@ describe('signed checkpoints (audit-checkpoint-v1, Ed25519)', () => {
     expect(keyIdOf(v.public_key)).toBe(v.key_id);
   });
 
-  it('signs the canonical statement to the independent vector, byte for byte', () => {
+  it('signs the canonical v1 statement to the independent vector, byte for byte (what earlier versions signed)', () => {
     const s = v.statement;
-    const cp = signCheckpoint({ position: BigInt(s.position), event_count: BigInt(s.event_count), global_commitment: s.global_commitment, created_at: s.created_at }, key);
+    const cp = signCheckpointV1({ position: BigInt(s.position), event_count: BigInt(s.event_count), global_commitment: s.global_commitment, created_at: s.created_at }, key);
     expect(signedBytes(cp).toString('utf8')).toBe(v.signed_bytes_utf8);
     expect(cp).toEqual(v.signed_checkpoint);
     expect(checkSignature(cp)).toBe('valid');
     expect(checkSignature(cp, [v.public_key])).toBe('valid');
+  });
+
+  it('given the three vector events, when signed as v2, then the tree head and the statement are the independent vector, byte for byte', () => {
+    const v2 = vectors.checkpoint_v2;
+    let tree = EMPTY_TREE;
+    for (const c of v2.leaf_inputs_hex) tree = foldLeaf(tree, c);
+    expect(rootHex(tree)).toBe(v2.root_hash);
+    const s = v2.statement;
+    const cp = signCheckpoint({ position: BigInt(s.position), event_count: BigInt(s.event_count), global_commitment: s.global_commitment, root_hash: rootHex(tree), created_at: s.created_at }, key);
+    expect(signedBytes(cp).toString('utf8')).toBe(v2.signed_bytes_utf8);
+    expect(cp).toEqual(v2.signed_checkpoint);
+    expect(checkSignature(cp, [v.public_key])).toBe('valid');
+    // The tree head is signed: changing it (or its size) breaks the signature.
+    expect(checkSignature({ ...cp, root_hash: '0'.repeat(64) })).toBe('bad_signature');
+    expect(checkSignature({ ...cp, tree_size: '4', event_count: '4' })).toBe('bad_signature');
   });
 
   it('refuses a changed statement, a foreign key id and an untrusted key', () => {
@@ -79,6 +95,29 @@ describe('signed checkpoints (audit-checkpoint-v1, Ed25519)', () => {
     expect(checkpointShapeProblems({ ...v.signed_checkpoint, position: 3 })).toEqual(['position must be a decimal string']);
     expect(checkpointShapeProblems({ ...v.signed_checkpoint, signature: `${v.signed_checkpoint.signature}==` })).toEqual(['signature must be base64url (unpadded) of 64 bytes']);
     expect(checkpointShapeProblems([])).toEqual(['not a JSON object']);
+    const v2 = vectors.checkpoint_v2.signed_checkpoint;
+    expect(checkpointShapeProblems(v2)).toEqual([]);
+    expect(checkpointShapeProblems({ ...v2, tree_size: '4' })).toEqual(['tree_size must be a decimal string equal to event_count']);
+    expect(checkpointShapeProblems({ ...v2, root_hash: 'AB' })).toEqual(['root_hash must be 64 lowercase hex characters']);
+    expect(checkpointShapeProblems({ ...v.signed_checkpoint, root_hash: v2.root_hash })).toEqual([
+      'a audit-checkpoint-v1 checkpoint signs no tree head: tree_size and root_hash belong to audit-checkpoint-v2',
+    ]);
+    expect(checkpointShapeProblems({ ...v2, alg: 'audit-checkpoint-v3' })).toEqual(['alg must be "audit-checkpoint-v2" (or "audit-checkpoint-v1")']);
+  });
+
+  it('the published JSON Schema (docs/schemas/audit-checkpoint.schema.json) takes the v2 and the v1 vector, and refuses a v2 without its tree head', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Ajv2020 = require('ajv/dist/2020').default;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const addFormats = require('ajv-formats').default ?? require('ajv-formats');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const valid = ajv.compile(JSON.parse(readFileSync(join(__dirname, '../../docs/schemas/audit-checkpoint.schema.json'), 'utf8')));
+    const v2 = vectors.checkpoint_v2.signed_checkpoint;
+    expect([valid(v2), valid(v.signed_checkpoint)]).toEqual([true, true]);
+    const { root_hash: _root, ...headless } = v2;
+    expect(valid(headless)).toBe(false);
+    expect(valid({ ...v.signed_checkpoint, root_hash: v2.root_hash })).toBe(false);
   });
 
   it('takes a public key as base64url or as a PEM block', () => {
@@ -121,10 +160,21 @@ const LOG = buildLog([
 ]);
 
 /** A signed checkpoint over the first `count` events of `log`. */
-function checkpointOver(log: AuditEvent[], count: number, signer = key): SignedCheckpoint {
+function checkpointOver(log: AuditEvent[], count: number, signer = key, rootOverride?: string): SignedCheckpoint {
+  let state = GENESIS;
+  let tree = EMPTY_TREE;
+  for (const e of log.slice(0, count)) {
+    state = foldGlobal(state, e.position, e.event_commitment);
+    tree = foldLeaf(tree, e.event_commitment);
+  }
+  return signCheckpoint({ position: state.position, event_count: state.count, global_commitment: state.commitment!, root_hash: rootOverride ?? rootHex(tree), created_at: '2026-11-22T10:00:01.000Z' }, signer);
+}
+
+/** The same, signed as an earlier version did (v1: no tree head). */
+function checkpointV1Over(log: AuditEvent[], count: number): SignedCheckpoint {
   let state = GENESIS;
   for (const e of log.slice(0, count)) state = foldGlobal(state, e.position, e.event_commitment);
-  return signCheckpoint({ position: state.position, event_count: state.count, global_commitment: state.commitment!, created_at: '2026-11-22T10:00:01.000Z' }, signer);
+  return signCheckpointV1({ position: state.position, event_count: state.count, global_commitment: state.commitment!, created_at: '2026-11-22T10:00:01.000Z' }, key);
 }
 
 function verify(log: AuditEvent[], claims: CheckpointClaim[] = [], options: { dense?: boolean; trusted?: string[] } = {}): AuditReport {
@@ -144,6 +194,28 @@ describe('the log verifier', () => {
     let state = GENESIS;
     for (const e of LOG) state = foldGlobal(state, e.position, e.event_commitment);
     expect(report.global_commitment).toBe(state.commitment);
+    // The v2 checkpoint's tree head was recomputed from the log, and the report gives the whole log's.
+    expect(report.checkpoints[0]).toMatchObject({ expected_root_hash: (checkpointOver(LOG, 6) as { root_hash: string }).root_hash, found_root_hash: (checkpointOver(LOG, 6) as { root_hash: string }).root_hash });
+    let tree = EMPTY_TREE;
+    for (const e of LOG) tree = foldLeaf(tree, e.event_commitment);
+    expect(report.root_hash).toBe(rootHex(tree));
+  });
+
+  it('given a v1 checkpoint (an earlier version) beside a v2 one, then both verify; the v1 one has no tree head to recompute', () => {
+    const report = verify(LOG, [external(checkpointV1Over(LOG, 3)), external(checkpointOver(LOG, 6))], { trusted: [key.public_key] });
+    expect(report.ok).toBe(true);
+    expect(report.checkpoints.map((c) => [c.position, c.chain, c.signature, c.expected_root_hash === null, c.found_root_hash === c.expected_root_hash])).toEqual([
+      ['3', 'intact', 'valid', true, true],
+      ['6', 'intact', 'valid', false, true],
+    ]);
+  });
+
+  it('given a v2 checkpoint signing a root that is not the log\'s (the chain matches), then the tree head is the break', () => {
+    const wrong = checkpointOver(LOG, 6, key, checkpointOver(LOG, 5).alg === 'audit-checkpoint-v2' ? (checkpointOver(LOG, 5) as { root_hash: string }).root_hash : '');
+    const report = verify(LOG, [external(wrong)], { trusted: [key.public_key] });
+    expect(report.ok).toBe(false);
+    expect(report.checkpoints[0]).toMatchObject({ chain: 'rewritten', signature: 'valid', found: report.checkpoints[0].expected });
+    expect(report.first_break).toMatchObject({ kind: 'checkpoint', position: '6', message: expect.stringContaining('the Merkle tree head differs from the signed one'), expected: (wrong as { root_hash: string }).root_hash, found: (checkpointOver(LOG, 6) as { root_hash: string }).root_hash });
   });
 
   it('given one changed byte in the data of a middle event, then it names that event with the recomputed and the stored commitment', () => {

@@ -6,6 +6,11 @@
  * noticing cannot append a second checkpoint for the same place. Nothing new, no checkpoint: checkpoint events do not
  * count as new events, though each is covered by the next checkpoint like any other event.
  *
+ * Each checkpoint (v2) also signs the Merkle tree head over the same events (tree_size = event_count, root_hash):
+ * the checkpointer folds the tree's frontier in memory beside the global chain (log2(n) hashes of state), so signing
+ * never waits for the audit-merkle projection, which keeps the nodes proofs are read from. On resume the frontier at
+ * the last checkpoint comes from that projection's nodes when it has passed it, else from a fold of the log.
+ *
  * Why the event store: a checkpoint there is chained like every event (its stream chain and the global chain), is
  * replicated and backed up with the log it vouches for, needs no second store, and a relay that reads the log (the
  * Kafka publisher, later) publishes it by reading that one stream. It shares the store's fate, so it cannot prove
@@ -28,9 +33,11 @@ import { CheckpointStore, leaseDuration, LeaseLost } from '../../platform/projec
 import { ReadModelDatabase } from '../../platform/read-model/read-model.datasource';
 import { loadKeyIfPresent, loadOrCreateKey } from '../../platform/security/key-file';
 import {
-  CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, checkSignature, isSignedCheckpoint, keyIdOf, signCheckpoint, signingKeyFromSeed, type CheckpointSigningKey, type SignedCheckpoint,
+  CHECKPOINT_ALG, CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, checkSignature, isSignedCheckpoint, keyIdOf, signCheckpoint, signingKeyFromSeed, type CheckpointSigningKey, type SignedCheckpoint,
 } from './domain/checkpoint';
 import { foldGlobal, GENESIS, type GlobalChainState } from './domain/global-chain';
+import { EMPTY_TREE, foldLeaf, frontierNodeIds, rootFromFrontier, rootHex, type MerkleFrontier } from './domain/merkle';
+import { merkleNodes } from '../../../projections/audit-merkle/audit-merkle.read-model';
 import { NODE_IDENTITY, type LeaseOwnerIdentity } from '../../platform/projections/node-identity';
 
 export const CHECKPOINT_LEASE = 'audit:checkpoints';
@@ -40,6 +47,8 @@ export type CheckpointerState = 'stopped' | 'running' | 'standby' | 'failing';
 
 interface Fold {
   chain: GlobalChainState;
+  /** The Merkle tree over the same events as `chain`. */
+  tree: MerkleFrontier;
   /** Events folded since the last checkpoint, checkpoint events left out. */
   pending: number;
   /** Revision of the checkpoint stream's last event (null: none yet). */
@@ -90,7 +99,7 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     @Inject(RAW_EVENT_STORE) private readonly store: EventStore,
-    db: ReadModelDatabase,
+    private readonly db: ReadModelDatabase,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly logger: Logger,
@@ -179,6 +188,7 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
         if (page.length === 0) break;
         for (const e of page) {
           fold.chain = foldGlobal(fold.chain, e.position, e.event_commitment);
+          fold.tree = foldLeaf(fold.tree, e.event_commitment);
           if (e.stream !== CHECKPOINT_STREAM) fold.pending++;
           if (fold.pending >= every) break;
         }
@@ -187,7 +197,7 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
       const due = fold.pending >= every || (fold.pending > 0 && now.getTime() - fold.lastAt >= this.config.auditCheckpointIntervalMs);
       if (!due || fold.chain.commitment === null) break;
       const checkpoint = signCheckpoint(
-        { position: fold.chain.position, event_count: fold.chain.count, global_commitment: fold.chain.commitment, created_at: now.toISOString() },
+        { position: fold.chain.position, event_count: fold.chain.count, global_commitment: fold.chain.commitment, root_hash: rootHex(fold.tree), created_at: now.toISOString() },
         this.key,
       );
       try {
@@ -216,7 +226,7 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
   /** Where the chain stood at the last checkpoint (verified with its own key before it is built on), or genesis. */
   private async resume(): Promise<Fold> {
     const [last] = await this.store.readStream(CHECKPOINT_STREAM, { direction: 'backwards', maxCount: 1 });
-    if (!last) return { chain: GENESIS, pending: 0, revision: null, lastAt: this.clock().getTime() };
+    if (!last) return { chain: GENESIS, tree: EMPTY_TREE, pending: 0, revision: null, lastAt: this.clock().getTime() };
     const cp = last.data;
     if (!isSignedCheckpoint(cp) || checkSignature(cp) !== 'valid') {
       throw new Error(`the last audit checkpoint (${CHECKPOINT_STREAM} revision ${last.revision}) is malformed or its signature does not verify: not building on it`);
@@ -225,12 +235,50 @@ export class AuditCheckpointer implements OnApplicationBootstrap, OnModuleDestro
     if (checkSignature(cp, [this.key!.public_key, ...this.config.auditTrustedKeys]) !== 'valid') {
       throw new Error(`the last audit checkpoint (${CHECKPOINT_STREAM} revision ${last.revision}) is signed with key ${cp.key_id}, neither this platform's signing key nor one in AUDIT_TRUSTED_KEYS: not building on it`);
     }
+    const tree = await this.treeAt(cp);
     this.lastPosition = BigInt(cp.position);
     return {
       chain: { position: BigInt(cp.position), count: BigInt(cp.event_count), commitment: cp.global_commitment },
+      tree,
       pending: 0,
       revision: last.revision,
       lastAt: Date.parse(cp.created_at),
     };
+  }
+
+  /**
+   * The tree's frontier at a checkpoint: from the audit-merkle projection's nodes when it has passed the checkpoint
+   * (one query), else folded from the log's start (the rebuild path, once). A v2 checkpoint's signed root must
+   * match either way: the checkpointer does not build on a tree head it cannot reproduce.
+   */
+  private async treeAt(cp: SignedCheckpoint): Promise<MerkleFrontier> {
+    const size = Number(cp.event_count);
+    const signed = cp.alg === CHECKPOINT_ALG ? cp.root_hash : null;
+    const ids = frontierNodeIds(size);
+    const stored = await merkleNodes(this.db.reader, ids).catch((err: unknown) => {
+      this.logger.warn({ err }, 'audit checkpointer: the audit-merkle nodes could not be read; folding the tree from the log');
+      return [];
+    });
+    if (stored.length === ids.length) {
+      const byId = new Map(stored.map((n) => [`${n.level}:${n.index}`, n.hash]));
+      const frontier = ids.map((id) => byId.get(`${id.level}:${id.index}`)!);
+      if (signed === null || rootFromFrontier(frontier, size).toString('hex') === signed) return { size, frontier };
+      this.logger.warn({ tree_size: size }, 'audit checkpointer: the audit-merkle nodes do not give the signed root; folding the tree from the log');
+    }
+    let tree = EMPTY_TREE;
+    let last: bigint | null = null;
+    while (tree.size < size) {
+      const page = await this.store.readAll({ after: last ?? undefined, maxCount: Math.min(2000, size - tree.size) });
+      if (page.length === 0) break;
+      for (const e of page) tree = foldLeaf(tree, e.event_commitment);
+      last = page[page.length - 1].position;
+    }
+    if (tree.size !== size || last?.toString() !== cp.position) {
+      throw new Error(`the last audit checkpoint covers ${size} events up to position ${cp.position}, the log has ${tree.size} up to ${last ?? 'none'}: not building on it`);
+    }
+    if (signed !== null && rootHex(tree) !== signed) {
+      throw new Error(`the last audit checkpoint's Merkle root (${signed}) is not the log's (${rootHex(tree)}) at ${size} events: not building on it`);
+    }
+    return tree;
   }
 }

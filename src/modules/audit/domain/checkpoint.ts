@@ -1,10 +1,15 @@
 /**
  * Signed checkpoints: every N events or T seconds the platform signs where the global chain stands, so the log can
- * be checked against a statement held outside the store (the HTTP endpoint, later a Kafka topic, an auditor's file).
+ * be checked against a statement held outside the store (the HTTP endpoint, the Kafka topic, an auditor's file).
  *
- * The statement is the object
- *   { "alg": "audit-checkpoint-v1", "position", "event_count", "global_commitment", "created_at", "key_id" }
- * and the signature is Ed25519 (RFC 8032, pure) over the UTF-8 bytes of its RFC 8785 canonical JSON. `public_key`
+ * The statement (v2, what the platform signs now) is the object
+ *   { "alg": "audit-checkpoint-v2", "position", "event_count", "global_commitment", "tree_size", "root_hash",
+ *     "created_at", "key_id" }
+ * where `tree_size` equals `event_count` and `root_hash` is the RFC 9162 Merkle tree head of the log's first
+ * `tree_size` events (merkle.ts, docs/audit.md 1.7), against which inclusion and consistency proofs are checked.
+ * v1 (`audit-checkpoint-v1`, the same without `tree_size` and `root_hash`) is what earlier versions signed; a log
+ * holding v1 checkpoints still verifies. The signature is Ed25519 (RFC 8032, pure) over the UTF-8 bytes of the
+ * statement's RFC 8785 canonical JSON (exactly the statement's members). `public_key`
  * is the raw 32-byte public key in base64url (a JWK's `x`), `key_id` its RFC 7638 JWK thumbprint (base64url SHA-256
  * of `{"crv":"Ed25519","kty":"OKP","x":"<public_key>"}`), `signature` the 64-byte signature in base64url. The signed
  * checkpoint is the statement plus `public_key` and `signature`; it is what the checkpoint event's data holds, what
@@ -13,13 +18,15 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from '../../../platform/commitments/commitment';
 
-export const CHECKPOINT_ALG = 'audit-checkpoint-v1';
+/** What earlier versions signed: the global chain only. */
+export const CHECKPOINT_ALG_V1 = 'audit-checkpoint-v1';
+/** What the platform signs: the global chain and the Merkle tree head. */
+export const CHECKPOINT_ALG = 'audit-checkpoint-v2';
 /** The stream the checkpoints are appended to (chained like every stream, and part of the global chain). */
 export const CHECKPOINT_STREAM = 'audit-checkpoints';
 export const CHECKPOINT_EVENT_TYPE = 'AuditCheckpointRecorded';
 
-export interface CheckpointStatement {
-  alg: typeof CHECKPOINT_ALG;
+interface CheckpointStatementMembers {
   /** Global position of the last event the checkpoint covers (decimal). */
   position: string;
   /** How many events of the log the checkpoint covers, that event included (decimal). */
@@ -30,10 +37,28 @@ export interface CheckpointStatement {
   key_id: string;
 }
 
-export interface SignedCheckpoint extends CheckpointStatement {
+export interface CheckpointStatementV1 extends CheckpointStatementMembers {
+  alg: typeof CHECKPOINT_ALG_V1;
+}
+
+export interface CheckpointStatementV2 extends CheckpointStatementMembers {
+  alg: typeof CHECKPOINT_ALG;
+  /** The Merkle tree's size: the number of leaves, equal to `event_count` (decimal). */
+  tree_size: string;
+  /** RFC 9162 MTH of the first `tree_size` events' leaves (64 lowercase hex). */
+  root_hash: string;
+}
+
+export type CheckpointStatement = CheckpointStatementV1 | CheckpointStatementV2;
+
+interface Signature {
   public_key: string;
   signature: string;
 }
+
+export type SignedCheckpointV1 = CheckpointStatementV1 & Signature;
+export type SignedCheckpointV2 = CheckpointStatementV2 & Signature;
+export type SignedCheckpoint = SignedCheckpointV1 | SignedCheckpointV2;
 
 export interface CheckpointSigningKey {
   privateKey: KeyObject;
@@ -56,18 +81,41 @@ export function signingKeyFromSeed(seed: Buffer): CheckpointSigningKey {
   return { privateKey, public_key, key_id: keyIdOf(public_key) };
 }
 
-/** The bytes the signature covers. */
+/** The bytes the signature covers: the statement's members only, by its `alg`. */
 export function signedBytes(statement: CheckpointStatement): Buffer {
   const { alg, position, event_count, global_commitment, created_at, key_id } = statement;
-  return Buffer.from(canonicalJson({ alg, position, event_count, global_commitment, created_at, key_id }), 'utf8');
+  const members =
+    statement.alg === CHECKPOINT_ALG
+      ? { alg, position, event_count, global_commitment, tree_size: statement.tree_size, root_hash: statement.root_hash, created_at, key_id }
+      : { alg, position, event_count, global_commitment, created_at, key_id };
+  return Buffer.from(canonicalJson(members), 'utf8');
 }
 
+/** Signs a v2 checkpoint: the global chain and the Merkle tree head at the same event (`event_count` leaves). */
 export function signCheckpoint(
+  at: { position: bigint; event_count: bigint; global_commitment: string; root_hash: string; created_at: string },
+  key: CheckpointSigningKey,
+): SignedCheckpointV2 {
+  const statement: CheckpointStatementV2 = {
+    alg: CHECKPOINT_ALG,
+    position: at.position.toString(),
+    event_count: at.event_count.toString(),
+    global_commitment: at.global_commitment,
+    tree_size: at.event_count.toString(),
+    root_hash: at.root_hash,
+    created_at: at.created_at,
+    key_id: key.key_id,
+  };
+  return { ...statement, public_key: key.public_key, signature: sign(null, signedBytes(statement), key.privateKey).toString('base64url') };
+}
+
+/** Signs a v1 checkpoint: only to make the logs of earlier versions in tests and vectors. */
+export function signCheckpointV1(
   at: { position: bigint; event_count: bigint; global_commitment: string; created_at: string },
   key: CheckpointSigningKey,
-): SignedCheckpoint {
-  const statement: CheckpointStatement = {
-    alg: CHECKPOINT_ALG,
+): SignedCheckpointV1 {
+  const statement: CheckpointStatementV1 = {
+    alg: CHECKPOINT_ALG_V1,
     position: at.position.toString(),
     event_count: at.event_count.toString(),
     global_commitment: at.global_commitment,
@@ -75,6 +123,11 @@ export function signCheckpoint(
     key_id: key.key_id,
   };
   return { ...statement, public_key: key.public_key, signature: sign(null, signedBytes(statement), key.privateKey).toString('base64url') };
+}
+
+/** The Merkle tree head a checkpoint signs (null: a v1 checkpoint, which signs none). */
+export function treeHeadOf(cp: SignedCheckpoint): { tree_size: string; root_hash: string } | null {
+  return cp.alg === CHECKPOINT_ALG ? { tree_size: cp.tree_size, root_hash: cp.root_hash } : null;
 }
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
@@ -97,10 +150,16 @@ export function checkpointShapeProblems(value: unknown): string[] {
   const need = (field: string, ok: (s: string) => boolean, what: string): void => {
     if (typeof v[field] !== 'string' || !ok(v[field] as string)) problems.push(`${field} must be ${what}`);
   };
-  need('alg', (s) => s === CHECKPOINT_ALG, `"${CHECKPOINT_ALG}"`);
+  need('alg', (s) => s === CHECKPOINT_ALG || s === CHECKPOINT_ALG_V1, `"${CHECKPOINT_ALG}" (or "${CHECKPOINT_ALG_V1}")`);
   need('position', (s) => DECIMAL.test(s), 'a decimal string');
   need('event_count', (s) => DECIMAL.test(s), 'a decimal string');
   need('global_commitment', (s) => HEX64.test(s), '64 lowercase hex characters');
+  if (v.alg === CHECKPOINT_ALG) {
+    need('tree_size', (s) => s === v.event_count, 'a decimal string equal to event_count');
+    need('root_hash', (s) => HEX64.test(s), '64 lowercase hex characters');
+  } else if (v.alg === CHECKPOINT_ALG_V1 && ('tree_size' in v || 'root_hash' in v)) {
+    problems.push(`a ${CHECKPOINT_ALG_V1} checkpoint signs no tree head: tree_size and root_hash belong to ${CHECKPOINT_ALG}`);
+  }
   need('created_at', (s) => RFC3339.test(s), 'an RFC 3339 UTC timestamp');
   need('key_id', (s) => B64URL.test(s), 'base64url');
   need('public_key', (s) => isBase64url(s, 32), 'base64url (unpadded) of 32 bytes');

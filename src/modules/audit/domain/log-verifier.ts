@@ -1,14 +1,16 @@
 /**
  * The offline verifier's logic, pure: feed it the events of the log (or of one stream) in commit order, as they are
  * stored, and it recomputes every event_commitment, every previous_event_commitment link (with the platform's one
- * link check, `checkChainLink`), the order and density of positions and the global chain, and compares the global
- * chain with signed checkpoints. The CLI does the reading; this only decides. Breaks are reported in log order.
+ * link check, `checkChainLink`), the order and density of positions, the global chain and the Merkle tree (RFC
+ * 9162, over the recomputed commitments), and compares both with signed checkpoints: the global commitment of every
+ * checkpoint, and the tree head (`root_hash` at `tree_size`) of every v2 one. The CLI does the reading; this only decides. Breaks are reported in log order.
  */
-import { checkChainLink, type LinkBreak } from '../../../platform/commitments/commitment';
+import { checkChainLink, sha256Hex, type LinkBreak } from '../../../platform/commitments/commitment';
 import type { JsonObject } from '../../../platform/commitments/json';
 import type { EventMetadata } from '../../../platform/event-store/event-store.port';
-import { CHECKPOINT_STREAM, checkpointShapeProblems, checkSignature, type SignatureStatus, type SignedCheckpoint } from './checkpoint';
+import { CHECKPOINT_STREAM, checkpointShapeProblems, checkSignature, treeHeadOf, type SignatureStatus, type SignedCheckpoint } from './checkpoint';
 import { foldGlobal, GENESIS, type GlobalChainState } from './global-chain';
+import { EMPTY_TREE, foldLeaf, rootHex, type MerkleFrontier } from './merkle';
 
 /** An event as a source read it, before any check. */
 export interface AuditEvent {
@@ -83,6 +85,9 @@ export interface CheckpointOutcome {
   found: string | null;
   /** For `rewritten`: the position of the last checkpoint before it that matched (the change lies after it). */
   intact_until: string | null;
+  /** A v2 checkpoint's signed Merkle tree head, and the log's at the same size (null: v1, or no event there). */
+  expected_root_hash: string | null;
+  found_root_hash: string | null;
 }
 
 export interface AuditReport {
@@ -94,6 +99,8 @@ export interface AuditReport {
   last_position: string | null;
   /** The global chain's commitment after the last event (scope `all`). */
   global_commitment: string | null;
+  /** The Merkle tree head of all the events read (scope `all`): the root a checkpoint of this log at its end signs. */
+  root_hash: string | null;
   break_count: number;
   first_break: AuditBreak | null;
   breaks: AuditBreak[];
@@ -107,6 +114,8 @@ export interface ExportEnd {
   global_commitment: string | null;
 }
 
+const HEX64 = /^[0-9a-f]{64}$/;
+
 const KIND_TEXT: Record<LinkBreak['kind'], string> = {
   revision: 'revision out of sequence',
   previous_event_commitment: 'previous_event_commitment does not point at the previous event of the stream',
@@ -116,6 +125,7 @@ const KIND_TEXT: Record<LinkBreak['kind'], string> = {
 export class LogVerifier {
   private readonly heads = new Map<string, { revision: bigint; event_commitment: string }>();
   private global: GlobalChainState = GENESIS;
+  private tree: MerkleFrontier = EMPTY_TREE;
   private first: bigint | null = null;
   private last: bigint | null = null;
   private count = 0;
@@ -187,6 +197,8 @@ export class LogVerifier {
     this.count++;
     if (scope.kind === 'all') {
       this.global = foldGlobal(this.global, e.position, commitment);
+      // A stored commitment that is not even hex (unreadable event, already reported) still takes its leaf's place.
+      this.tree = foldLeaf(this.tree, HEX64.test(commitment) ? commitment : sha256Hex(commitment));
       this.settleClaims(e.position, true);
     }
   }
@@ -209,7 +221,7 @@ export class LogVerifier {
       for (; this.nextClaim < this.claims.length; this.nextClaim++) {
         const claim = this.claims[this.nextClaim];
         const cp = claim.checkpoint;
-        const outcome = this.outcome(claim, 'truncated', null);
+        const outcome = this.outcome(claim, 'truncated', null, null);
         this.report(
           'checkpoint',
           `${claim.source} checkpoint at position ${cp.position} (${cp.event_count} events) is past the end of the log, which ends ` +
@@ -230,6 +242,7 @@ export class LogVerifier {
       first_position: this.first?.toString() ?? null,
       last_position: this.last?.toString() ?? null,
       global_commitment: all ? this.global.commitment : null,
+      root_hash: all ? rootHex(this.tree) : null,
       break_count: this.breakCount,
       first_break: this.breaks[0] ?? null,
       breaks: this.breaks,
@@ -261,16 +274,22 @@ export class LogVerifier {
       this.nextClaim++;
       if (!reached) {
         this.report('checkpoint', `${claim.source} checkpoint at position ${at}: the log has no event at that position any more: history up to it was rewritten${this.since()}`, null, cp.global_commitment, null, { position: cp.position });
-        this.outcomes.push(this.outcome(claim, 'rewritten', null));
+        this.outcomes.push(this.outcome(claim, 'rewritten', null, null));
         continue;
       }
       const found = this.global.commitment;
-      const intact = found === cp.global_commitment && this.global.count === BigInt(cp.event_count);
-      const outcome = this.outcome(claim, intact ? 'intact' : 'rewritten', found);
+      const chainHolds = found === cp.global_commitment && this.global.count === BigInt(cp.event_count);
+      const head = treeHeadOf(cp);
+      const foundRoot = head === null ? null : rootHex(this.tree);
+      const rootHolds = head === null || (head.root_hash === foundRoot && head.tree_size === this.tree.size.toString());
+      const intact = chainHolds && rootHolds;
+      const outcome = this.outcome(claim, intact ? 'intact' : 'rewritten', found, foundRoot);
       this.outcomes.push(outcome);
-      if (!intact) {
+      if (!chainHolds) {
         const counts = this.global.count === BigInt(cp.event_count) ? '' : ` (${cp.event_count} events signed, ${this.global.count} in the log up to it)`;
         this.report('checkpoint', `${claim.source} checkpoint at position ${at}: the global chain differs from the signed one: history up to it was rewritten${this.since()}${counts}`, null, cp.global_commitment, found, { position: cp.position });
+      } else if (!rootHolds) {
+        this.report('checkpoint', `${claim.source} checkpoint at position ${at}: the Merkle tree head differs from the signed one (tree_size ${head!.tree_size}, the log has ${this.tree.size} leaves up to it): the signed root_hash is not the log's`, null, head!.root_hash, foundRoot, { position: cp.position });
       } else if (outcome.signature === 'valid') {
         this.lastIntact = at;
       }
@@ -281,7 +300,7 @@ export class LogVerifier {
     return this.lastIntact === null ? '' : ` after position ${this.lastIntact} (the last checkpoint that matched)`;
   }
 
-  private outcome(claim: CheckpointClaim, chain: ChainStatus, found: string | null): CheckpointOutcome {
+  private outcome(claim: CheckpointClaim, chain: ChainStatus, found: string | null, foundRoot: string | null): CheckpointOutcome {
     const cp = claim.checkpoint;
     const signature = checkSignature(cp, this.trustedKeys);
     if (signature !== 'valid') {
@@ -304,6 +323,8 @@ export class LogVerifier {
       expected: cp.global_commitment,
       found,
       intact_until: chain === 'rewritten' && this.lastIntact !== null ? this.lastIntact.toString() : null,
+      expected_root_hash: treeHeadOf(cp)?.root_hash ?? null,
+      found_root_hash: foundRoot,
     };
   }
 

@@ -226,6 +226,25 @@ export function appendLeaves(frontier: readonly Buffer[], size: number, leaves: 
   return { frontier: state.frontier, size: state.size, completed };
 }
 
+/** A tree held in memory as its frontier only (the checkpointer, the verifier, a migration): no nodes kept. */
+export interface MerkleFrontier {
+  readonly size: number;
+  readonly frontier: readonly Buffer[];
+}
+
+export const EMPTY_TREE: MerkleFrontier = { size: 0, frontier: [] };
+
+/** The tree with one more event, given its `event_commitment` (the leaf's input). */
+export function foldLeaf(tree: MerkleFrontier, eventCommitment: string): MerkleFrontier {
+  const { frontier, size } = appendLeaf(tree.frontier as Buffer[], tree.size, leafHashOfCommitment(eventCommitment));
+  return { frontier, size };
+}
+
+/** The tree head (MTH) of an in-memory tree, as lowercase hex. */
+export function rootHex(tree: MerkleFrontier): string {
+  return rootFromFrontier(tree.frontier, tree.size).toString('hex');
+}
+
 // ------------------------------------------------------------------------------------------------------------------
 // Proof generation (RFC 9162 2.1.3.1 and 2.1.4.1), as ranges of leaves, then node ids, then hashes
 // ------------------------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ export const AUDIT_EVENT_CLASSES = declareEventClasses<AuditorEvent | { type: ty
   AuditorGranted: { profile_uuid: 'internal', granted_by: 'internal', reason: 'personal', granted_at: 'internal' },
   AuditorRevoked: { profile_uuid: 'internal', revoked_by: 'internal', reason: 'personal', revoked_at: 'internal' },
   AuditCheckpointRecorded: {
-    alg: 'public', position: 'public', event_count: 'public', global_commitment: 'public', created_at: 'public', key_id: 'public', public_key: 'public', signature: 'public',
+    alg: 'public', position: 'public', event_count: 'public', global_commitment: 'public', tree_size: 'public', root_hash: 'public', created_at: 'public', key_id: 'public', public_key: 'public', signature: 'public',
   },
   ChainEpochStarted: {
     alg: 'public', reason: 'public', event_count: 'public', previous_global_commitment: 'public', global_commitment: 'public', previous_checkpoints: 'public',

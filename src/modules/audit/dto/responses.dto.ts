@@ -4,10 +4,11 @@ import { HEX32_ID, SHA256_HEX } from '../../../platform/http/api-properties';
 
 const INT64 = { pattern: '^[0-9]+$', description: 'A decimal string (int64).' } as const;
 
-/** A signed checkpoint of the global chain (docs/audit.md says how to verify it). */
+/** A signed checkpoint of the global chain and (v2) the Merkle tree head (docs/audit.md says how to verify it). */
 @ApiSchema({ name: 'AuditCheckpoint' })
 export class AuditCheckpointResponse {
-  @ApiProperty({ example: 'audit-checkpoint-v1' }) alg!: string;
+  @ApiProperty({ enum: ['audit-checkpoint-v2', 'audit-checkpoint-v1'], example: 'audit-checkpoint-v2', description: 'v2 signs the Merkle tree head too; v1 is what earlier versions signed.' })
+  alg!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty(INT64) event_count!: string;
   @ApiProperty(SHA256_HEX) global_commitment!: string;
@@ -15,6 +16,8 @@ export class AuditCheckpointResponse {
   @ApiProperty(INT64) position!: string;
   @ApiProperty({ description: 'Ed25519 public key, base64url.' }) public_key!: string;
   @ApiProperty({ description: 'Ed25519 signature, base64url.' }) signature!: string;
+  @ApiPropertyOptional({ ...INT64, description: 'v2: the Merkle tree\'s size, equal to event_count (decimal string).' }) tree_size?: string;
+  @ApiPropertyOptional({ ...SHA256_HEX, description: 'v2: the RFC 9162 Merkle tree head of the first tree_size events (docs/audit.md 1.7).' }) root_hash?: string;
 }
 
 @ApiSchema({ name: 'AuditActor' })
