@@ -8,9 +8,12 @@
  *                        insert-only, what `appendLeaves` names as completed; leaves are level 0
  *   audit_merkle_state   one row (id 1): the tree's size and its frontier (the hashes of `frontierNodeIds(size)`,
  *                        largest first, comma-separated hex), written in the batch's transaction with its checkpoint
- *   audit_merkle_leaves  which leaf an event is: event_id -> (leaf_index, position). Positions are dense on SQLite
- *                        but not on PostgreSQL (a rolled-back sequence value) nor EventStoreDB (commit positions), so
- *                        the index is recorded, never derived; an inclusion proof starts from an event id
+ *   audit_merkle_leaves  which leaf an event is: event_id -> (leaf_index, position, event_commitment). Positions are
+ *                        dense on SQLite but not on PostgreSQL (a rolled-back sequence value) nor EventStoreDB (commit
+ *                        positions), so the index is recorded, never derived; an inclusion proof starts from an event id
+ *   audit_merkle_checkpoints  the signed v2 checkpoints (AuditCheckpointRecorded) by tree_size, as stored: the tree
+ *                        heads proofs are given against. A checkpoint comes after every event it covers, so once it is
+ *                        here the nodes of its tree are too
  *
  * A batch reads the state once, folds its events, inserts the completed nodes in multi-row INSERTs and writes the state.
  * Proofs read nodes through `merkleNodes` (one query for the ids `inclusionNodeIds`/`consistencyNodeIds` name).
@@ -21,6 +24,7 @@ import type { Projector } from '../../src/platform/projections/projector';
 import { portableSql, type ReadModelDatabase } from '../../src/platform/read-model/read-model.datasource';
 import type { ReadModelDefinition } from '../../src/platform/read-model/read-model.definition';
 import { appendLeaves, leafHashOfCommitment, type NodeId, type StoredNode } from '../../src/modules/audit/domain/merkle';
+import { CHECKPOINT_ALG, CHECKPOINT_EVENT_TYPE, isSignedCheckpoint, type SignedCheckpointV2 } from '../../src/modules/audit/domain/checkpoint';
 
 export class AuditMerkle1764000015100 implements MigrationInterface {
   name = 'AuditMerkle1764000015100';
@@ -52,7 +56,7 @@ export class AuditMerkle1764000015100 implements MigrationInterface {
   }
 }
 
-/** Which leaf each event is (for inclusion proofs, which start from an event id). */
+/** Which leaf each event is (for inclusion proofs, which start from an event id), and the checkpoints by tree size. */
 export class AuditMerkleLeaves1764000015200 implements MigrationInterface {
   name = 'AuditMerkleLeaves1764000015200';
   async up(q: QueryRunner): Promise<void> {
@@ -63,11 +67,23 @@ export class AuditMerkleLeaves1764000015200 implements MigrationInterface {
           { name: 'event_id', type: 'varchar', length: '64', isPrimary: true },
           { name: 'leaf_index', type: 'bigint' },
           { name: 'position', type: 'bigint' },
+          { name: 'event_commitment', type: 'varchar', length: '64' },
+        ],
+      }),
+    );
+    await q.createTable(
+      new Table({
+        name: 'audit_merkle_checkpoints',
+        columns: [
+          { name: 'tree_size', type: 'bigint', isPrimary: true },
+          { name: 'position', type: 'bigint' },
+          { name: 'checkpoint', type: 'text' },
         ],
       }),
     );
   }
   async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('audit_merkle_checkpoints');
     await q.dropTable('audit_merkle_leaves');
   }
 }
@@ -78,8 +94,8 @@ export interface MerkleState {
   frontier: Buffer[];
 }
 
-/** Rows per INSERT: 3 parameters each, well under SQLite's and PostgreSQL's limits on a statement's parameters. */
-const INSERT_CHUNK = 500;
+/** Parameters per INSERT: well under SQLite's (32,766) and PostgreSQL's (65,535) limits on a statement's parameters. */
+const INSERT_PARAMETERS = 1500;
 
 /** Where the helpers read: a transaction's EntityManager, or a DataSource (ReadModelDatabase.reader). */
 type Queryable = Pick<EntityManager, 'query'>;
@@ -117,20 +133,46 @@ export interface MerkleLeaf {
   event_id: string;
   leaf_index: number;
   position: bigint;
+  event_commitment: string;
 }
 
 export async function merkleLeaf(db: ReadModelDatabase, eventId: string): Promise<MerkleLeaf | null> {
-  const rows: Array<{ leaf_index: string | number; position: string | number }> = await db.reader.query(db.sql('SELECT leaf_index, position FROM audit_merkle_leaves WHERE event_id = ?'), [eventId]);
-  return rows.length === 0 ? null : { event_id: eventId, leaf_index: Number(rows[0].leaf_index), position: BigInt(rows[0].position) };
+  const rows: Array<{ leaf_index: string | number; position: string | number; event_commitment: string }> = await db.reader.query(
+    db.sql('SELECT leaf_index, position, event_commitment FROM audit_merkle_leaves WHERE event_id = ?'),
+    [eventId],
+  );
+  return rows.length === 0 ? null : { event_id: eventId, leaf_index: Number(rows[0].leaf_index), position: BigInt(rows[0].position), event_commitment: rows[0].event_commitment };
 }
 
-/** Inserts rows of three columns, many rows per statement. */
-async function insertRows(tx: EntityManager, table: string, columns: string, rows: ReadonlyArray<readonly [number | string, number | string, number | string]>): Promise<void> {
-  for (let at = 0; at < rows.length; at += INSERT_CHUNK) {
-    const chunk = rows.slice(at, at + INSERT_CHUNK);
-    await tx.query(portableSql(tx, `INSERT INTO ${table} (${columns}) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`), chunk.flat());
+/**
+ * A signed v2 checkpoint the tree holds: the one of `treeSize` leaves, or (`'latest'`) the newest. Null when none
+ * (yet): the projection has not passed it, or no checkpoint signs a tree of that size.
+ */
+export async function merkleCheckpoint(db: ReadModelDatabase, treeSize: number | 'latest'): Promise<SignedCheckpointV2 | null> {
+  const rows: Array<{ checkpoint: string }> =
+    treeSize === 'latest'
+      ? await db.reader.query('SELECT checkpoint FROM audit_merkle_checkpoints ORDER BY tree_size DESC LIMIT 1')
+      : await db.reader.query(db.sql('SELECT checkpoint FROM audit_merkle_checkpoints WHERE tree_size = ?'), [treeSize]);
+  return rows.length === 0 ? null : (JSON.parse(rows[0].checkpoint) as SignedCheckpointV2);
+}
+
+/** Inserts rows, many per statement (parameters gathered in a loop: `flat()` cost a microsecond an event). */
+async function insertRows(tx: EntityManager, table: string, columns: readonly string[], rows: ReadonlyArray<ReadonlyArray<number | string>>, conflict = ''): Promise<void> {
+  const width = columns.length;
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const chunkRows = Math.floor(INSERT_PARAMETERS / width);
+  for (let at = 0; at < rows.length; at += chunkRows) {
+    const end = Math.min(rows.length, at + chunkRows);
+    const params = new Array<number | string>((end - at) * width);
+    let k = 0;
+    for (let r = at; r < end; r++) for (const value of rows[r]) params[k++] = value;
+    await tx.query(portableSql(tx, `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${new Array(end - at).fill(tuple).join(', ')}${conflict}`), params);
   }
 }
+
+const NODE_COLUMNS = ['level', 'idx', 'hash'];
+const LEAF_COLUMNS = ['event_id', 'leaf_index', 'position', 'event_commitment'];
+const CHECKPOINT_COLUMNS = ['tree_size', 'position', 'checkpoint'];
 
 export class AuditMerkleProjector implements Projector {
   readonly name = 'audit-merkle';
@@ -145,8 +187,15 @@ export class AuditMerkleProjector implements Projector {
     if (events.length === 0) return;
     const before = await merkleState(tx);
     const after = appendLeaves(before.frontier, before.size, events.map((e) => leafHashOfCommitment(e.event_commitment)));
-    await insertRows(tx, 'audit_merkle_nodes', 'level, idx, hash', after.completed.map((n) => [n.level, n.index, n.hash.toString('hex')] as const));
-    await insertRows(tx, 'audit_merkle_leaves', 'event_id, leaf_index, position', events.map((e, i) => [e.event_id, before.size + i, e.position.toString()] as const));
+    await insertRows(tx, 'audit_merkle_nodes', NODE_COLUMNS, after.completed.map((n) => [n.level, n.index, n.hash.toString('hex')]));
+    await insertRows(tx, 'audit_merkle_leaves', LEAF_COLUMNS, events.map((e, i) => [e.event_id, before.size + i, e.position.toString(), e.event_commitment]));
+    const checkpoints: Array<[string, string, string]> = [];
+    for (const e of events) {
+      const cp: unknown = e.data;
+      if (e.type === CHECKPOINT_EVENT_TYPE && isSignedCheckpoint(cp) && cp.alg === CHECKPOINT_ALG) checkpoints.push([cp.tree_size, e.position.toString(), JSON.stringify(cp)]);
+    }
+    // One checkpoint per tree size in a log; should one repeat it, the first stays (a proof's anchor never changes).
+    await insertRows(tx, 'audit_merkle_checkpoints', CHECKPOINT_COLUMNS, checkpoints, ' ON CONFLICT (tree_size) DO NOTHING');
     const frontier = after.frontier.map((h) => h.toString('hex')).join(',');
     if (before.size === 0) {
       // The empty tree has no state row (none before the first event, none after a reset).
@@ -159,6 +208,7 @@ export class AuditMerkleProjector implements Projector {
   async reset(tx: EntityManager): Promise<void> {
     await tx.query('DELETE FROM audit_merkle_nodes');
     await tx.query('DELETE FROM audit_merkle_leaves');
+    await tx.query('DELETE FROM audit_merkle_checkpoints');
     await tx.query('DELETE FROM audit_merkle_state');
   }
 }

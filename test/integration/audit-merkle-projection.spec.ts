@@ -11,6 +11,11 @@ import type { ReadModelDatabase } from '../../src/platform/read-model/read-model
 import {
   consistencyNodeIds,
   consistencyProof,
+  EMPTY_TREE,
+  foldLeaf,
+  frontierNodeIds,
+  rootAt,
+  rootHex,
   inclusionNodeIds,
   inclusionPath,
   leafHashOfCommitment,
@@ -20,8 +25,9 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../../src/modules/audit/domain/merkle';
-import { CHECKPOINT_EVENT_TYPE } from '../../src/modules/audit/domain/checkpoint';
-import { AuditMerkleProjector, auditMerkleReadModel, merkleLeaf, merkleNodes, merkleState, treeSize } from '../../projections/audit-merkle/audit-merkle.read-model';
+import { CHECKPOINT_EVENT_TYPE, CHECKPOINT_STREAM, signCheckpoint, signCheckpointV1, signingKeyFromSeed, type SignedCheckpoint } from '../../src/modules/audit/domain/checkpoint';
+import { foldGlobal, GENESIS } from '../../src/modules/audit/domain/global-chain';
+import { AuditMerkleProjector, auditMerkleReadModel, merkleCheckpoint, merkleLeaf, merkleNodes, merkleState, treeSize } from '../../projections/audit-merkle/audit-merkle.read-model';
 import { makeTestDatabase, type DatabaseKind, type TestDatabase } from '../support/databases';
 import { hex32, newEvent } from '../support/events';
 
@@ -141,7 +147,7 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('the audit Merkle projection
     expect(leaves).toHaveLength(95);
     // Every event's leaf: its index is the count of events before it, whatever the batches and the restart.
     const log = await store.readAll({ maxCount: 1000 });
-    for (const [i, e] of log.entries()) expect(await merkleLeaf(db, e.event_id)).toEqual({ event_id: e.event_id, leaf_index: i, position: e.position });
+    for (const [i, e] of log.entries()) expect(await merkleLeaf(db, e.event_id)).toEqual({ event_id: e.event_id, leaf_index: i, position: e.position, event_commitment: e.event_commitment });
     const leafRows = async (): Promise<unknown[]> => db.reader.query('SELECT event_id, leaf_index, position FROM audit_merkle_leaves ORDER BY leaf_index');
     const incrementalLeaves = await leafRows();
     expect(incrementalLeaves).toHaveLength(95);
@@ -162,10 +168,48 @@ describe.each<DatabaseKind>(['sqlite', 'postgres'])('the audit Merkle projection
     expect((await storedRoot()).equals(rootOf(await logLeaves()))).toBe(true);
   }, 60_000);
 
+  it('keeps the signed v2 checkpoints by tree size (the heads proofs are given against); v1 and malformed ones are not heads', async () => {
+    const key = signingKeyFromSeed(Buffer.alloc(32, 9));
+    /** Signs where the log stands now, as the checkpointer does, and appends it to the checkpoint stream. */
+    const checkpointHere = async (version: 1 | 2): Promise<SignedCheckpoint> => {
+      let chain = GENESIS;
+      let tree = EMPTY_TREE;
+      for (const e of await store.readAll({ maxCount: 10_000 })) {
+        chain = foldGlobal(chain, e.position, e.event_commitment);
+        tree = foldLeaf(tree, e.event_commitment);
+      }
+      const at = { position: chain.position, event_count: chain.count, global_commitment: chain.commitment!, created_at: '2026-11-28T10:00:00.000Z' };
+      const cp = version === 2 ? signCheckpoint({ ...at, root_hash: rootHex(tree) }, key) : signCheckpointV1(at, key);
+      await store.append(CHECKPOINT_STREAM, [newEvent(CHECKPOINT_EVENT_TYPE, { ...cp })], 'any');
+      return cp;
+    };
+    await append(10);
+    const first = await checkpointHere(2);
+    await append(7);
+    const old = await checkpointHere(1);
+    await append(5);
+    const second = await checkpointHere(2);
+    await runToHead(runner(4));
+
+    expect(await merkleCheckpoint(db, 10)).toEqual(first);
+    expect(await merkleCheckpoint(db, Number((second as { tree_size: string }).tree_size))).toEqual(second);
+    expect(await merkleCheckpoint(db, 'latest')).toEqual(second);
+    expect(await merkleCheckpoint(db, Number(old.event_count))).toBeNull();
+    expect(await merkleCheckpoint(db, 11)).toBeNull();
+    // The signed root is the stored tree's at that size.
+    const size = Number((second as { tree_size: string }).tree_size);
+    expect(rootAt(size, nodeSourceOf(await merkleNodes(db.reader, frontierNodeIds(size)))).toString('hex')).toBe((second as { root_hash: string }).root_hash);
+    // A rebuild keeps the same heads.
+    await runner(50).rebuild('audit-merkle');
+    expect(await merkleCheckpoint(db, 'latest')).toEqual(second);
+    expect(await merkleCheckpoint(db, 10)).toEqual(first);
+  });
+
   it('reads nothing for no ids, and the empty tree before the first event', async () => {
     expect(await merkleNodes(db.reader, [])).toEqual([]);
     expect(await treeSize(db.reader)).toBe(0);
     expect(await merkleLeaf(db, hex32())).toBeNull();
+    expect(await merkleCheckpoint(db, 'latest')).toBeNull();
     await expect(merkleNodes(db.reader, [{ level: -1, index: 0 }])).rejects.toThrow(RangeError);
   });
 });
