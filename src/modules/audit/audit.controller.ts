@@ -7,9 +7,10 @@ import { CurrentPrincipal, PlatformAdminOnly, type Principal } from '../../platf
 import { pageLimit } from '../../platform/http/pagination';
 import { GrantAuditor, RevokeAuditor } from './audit.commands';
 import { GetLatestCheckpoint, ListAuditors, ListStreamEvents } from './audit.queries';
-import { GrantAuditorRequest, ProfileParam, RevokeAuditorRequest, StreamEventsQuery, StreamParam } from './dto/audit.dto';
+import { GetConsistencyProof, GetInclusionProof } from './audit.proofs';
+import { ConsistencyProofQuery, GrantAuditorRequest, InclusionProofQuery, ProfileParam, RevokeAuditorRequest, StreamEventsQuery, StreamParam } from './dto/audit.dto';
 import { ApiErrors } from '../../platform/http/openapi';
-import { AuditCheckpointResponse, AuditEventPageResponse, AuditorGrantResponse, AuditorListResponse, AuditorRevocationResponse } from './dto/responses.dto';
+import { AuditCheckpointResponse, AuditConsistencyProofResponse, AuditEventPageResponse, AuditInclusionProofResponse, AuditorGrantResponse, AuditorListResponse, AuditorRevocationResponse } from './dto/responses.dto';
 
 const PAGE = { default: 100, max: 1000 };
 
@@ -28,6 +29,31 @@ export class AuditController {
   @ApiOkResponse({ type: AuditCheckpointResponse })
   getLatestCheckpoint(@CurrentPrincipal() principal: Principal): Promise<object> {
     return this.queryBus.execute(new GetLatestCheckpoint(principal));
+  }
+
+  @Capability('audit-trail', { exposure: 'restricted' })
+  @Get('proofs/inclusion')
+  @ApiOperation({
+    summary: "RFC 9162 inclusion proof of an event against a signed checkpoint's Merkle tree head (AUDITOR or platform admin).",
+    description:
+      'Default: the newest checkpoint (409 STATE_CONFLICT, retryable, while none covers the event yet). With tree_size: that checkpoint (404 if none has it). Verify the checkpoint\'s signature, then the path against its tree_size and root_hash (docs/audit.md 6).',
+  })
+  @ApiErrors(404, 409)
+  @ApiOkResponse({ type: AuditInclusionProofResponse })
+  getInclusionProof(@Query() q: InclusionProofQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetInclusionProof(principal, q.event_id, q.tree_size === undefined ? null : Number(q.tree_size)));
+  }
+
+  @Capability('audit-trail', { exposure: 'restricted' })
+  @Get('proofs/consistency')
+  @ApiOperation({
+    summary: 'RFC 9162 consistency proof between two signed checkpoints\' tree heads: the newer log extends the older one (AUDITOR or platform admin).',
+    description: 'first and second are the tree_size of two checkpoints (404 if either is none\'s), first ≤ second. Verify both signatures, then the path (docs/audit.md 6).',
+  })
+  @ApiErrors(404)
+  @ApiOkResponse({ type: AuditConsistencyProofResponse })
+  getConsistencyProof(@Query() q: ConsistencyProofQuery, @CurrentPrincipal() principal: Principal): Promise<object> {
+    return this.queryBus.execute(new GetConsistencyProof(principal, Number(q.first), Number(q.second)));
   }
 
   @Capability('audit-trail', { exposure: 'restricted' })

@@ -39,3 +39,26 @@ export class RevokeAuditorRequest {
   @Length(1, 500)
   reason?: string;
 }
+
+const TREE_SIZE = /^[1-9][0-9]{0,15}$/;
+
+export class InclusionProofQuery {
+  @ApiProperty(hex32Param('The event whose inclusion is proven'))
+  @Matches(/^[0-9a-f]{32}$/, { message: 'event_id must be 32 lowercase hex characters' })
+  event_id!: string;
+
+  @ApiPropertyOptional({ description: 'The tree size of a signed checkpoint to prove against (decimal); default: the newest checkpoint.', example: '1000', pattern: TREE_SIZE.source })
+  @Optional()
+  @Matches(TREE_SIZE, { message: 'tree_size must be a positive decimal integer (a checkpoint\'s tree_size)' })
+  tree_size?: string;
+}
+
+export class ConsistencyProofQuery {
+  @ApiProperty({ description: 'The older checkpoint\'s tree_size (decimal).', example: '500', pattern: TREE_SIZE.source })
+  @Matches(TREE_SIZE, { message: 'first must be a positive decimal integer (a checkpoint\'s tree_size)' })
+  first!: string;
+
+  @ApiProperty({ description: 'The newer checkpoint\'s tree_size (decimal), at least `first`.', example: '1000', pattern: TREE_SIZE.source })
+  @Matches(TREE_SIZE, { message: 'second must be a positive decimal integer (a checkpoint\'s tree_size)' })
+  second!: string;
+}

@@ -95,3 +95,32 @@ export class AuditorRevocationResponse {
   @ApiProperty(HEX32_ID) profile_uuid!: string;
   @ApiProperty({ type: String, enum: [null], nullable: true, description: 'null: the role is gone.' }) role!: null;
 }
+
+const HEX_PATH_DESCRIPTION = 'Hashes (64 lowercase hex), in RFC 9162 order.';
+
+/** RFC 9162 2.1.3 inclusion proof of one event against a signed checkpoint's tree head (docs/audit.md 6). */
+@ApiSchema({ name: 'AuditInclusionProof' })
+export class AuditInclusionProofResponse {
+  @ApiProperty(HEX32_ID) event_id!: string;
+  @ApiProperty({ ...INT64, description: 'The event\'s global position.' }) position!: string;
+  @ApiProperty({ ...INT64, description: 'The event\'s leaf: the number of events before it in the log.' }) leaf_index!: string;
+  @ApiProperty({ ...INT64, description: 'The tree the proof is against: the checkpoint\'s tree_size.' }) tree_size!: string;
+  @ApiProperty({ ...SHA256_HEX, description: 'The leaf input (recompute it from the event, docs/audit.md 1.1).' }) event_commitment!: string;
+  @ApiProperty({ ...SHA256_HEX, description: 'SHA-256(0x00 ‖ the 32 bytes of event_commitment).' }) leaf_hash!: string;
+  @ApiProperty({ ...SHA256_HEX, description: 'The checkpoint\'s root_hash.' }) root_hash!: string;
+  @ApiProperty({ type: [String], description: `${HEX_PATH_DESCRIPTION} Empty for the one leaf of a tree of size 1.` }) audit_path!: string[];
+  @ApiProperty({ type: AuditCheckpointResponse, description: 'The signed v2 checkpoint: take tree_size and root_hash from it, after checking its signature.' })
+  checkpoint!: AuditCheckpointResponse;
+}
+
+/** RFC 9162 2.1.4 consistency proof between two signed checkpoints' tree heads (docs/audit.md 6). */
+@ApiSchema({ name: 'AuditConsistencyProof' })
+export class AuditConsistencyProofResponse {
+  @ApiProperty(INT64) first!: string;
+  @ApiProperty(INT64) second!: string;
+  @ApiProperty(SHA256_HEX) first_root!: string;
+  @ApiProperty(SHA256_HEX) second_root!: string;
+  @ApiProperty({ type: [String], description: `${HEX_PATH_DESCRIPTION} Empty when first = second.` }) consistency_path!: string[];
+  @ApiProperty({ type: AuditCheckpointResponse }) first_checkpoint!: AuditCheckpointResponse;
+  @ApiProperty({ type: AuditCheckpointResponse }) second_checkpoint!: AuditCheckpointResponse;
+}
