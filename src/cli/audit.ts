@@ -3,18 +3,26 @@
  * the events as stored — the SQLite file under DATA_DIR (read-only), EventStoreDB when EVENTSTORE_CONNECTION_STRING
  * is set, or an export file — and recompute every commitment, link, position and the global chain, held against
  * signed checkpoints. Exit codes: 0 intact, 1 broken, 2 usage, 3 the source could not be read.
+ *
+ * `prove` and `verify-proof` (src/cli/audit-proofs.ts): the Merkle proofs of the proof routes, from the platform's own
+ * stores, and their offline check. `prove` exits 0 with the proof written, 2 usage, 3 the stores could not be read,
+ * 4 no such proof (unknown event or tree size, or a tree without the event), 5 not yet (no checkpoint covers the
+ * event yet, or the audit-merkle projection is behind the log); `verify-proof` 0 the proof holds, 1 it does not, 2
+ * usage (an unreadable file, or not a proof).
  */
 import 'reflect-metadata';
 import { SingleBar, Presets } from 'cli-progress';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { loadPlatformConfig, type PlatformConfig } from '../platform/config/platform-config';
-import { CHECKPOINT_STREAM, checkpointShapeProblems, isSignedCheckpoint, normalizePublicKey, type SignedCheckpoint } from '../modules/audit/domain/checkpoint';
+import { CHECKPOINT_STREAM, checkpointShapeProblems, isSignedCheckpoint, type SignedCheckpoint } from '../modules/audit/domain/checkpoint';
 import { endLine, eventLine, ExportFormatError, headerLine, type ExportHeader } from '../modules/audit/domain/export-format';
 import { LogVerifier, type AuditBreak, type AuditEvent, type AuditReport, type CheckpointOutcome, type ExportEnd, type Scope } from '../modules/audit/domain/log-verifier';
 import { exportRecords, fileSize, PortAuditSource, SqliteAuditSource, type AuditSource } from '../modules/audit/sources';
 import { platformCheckpointKeys } from '../modules/audit/checkpointer';
+import { parseArgs, readPublicKey, USAGE, UsageError, type Args } from './audit-args';
+import { checkProof, NotAProof, proofReport, proveOffline, type ProofCheck } from './audit-proofs';
 
 export interface AuditCliIo {
   out(line: string): void;
@@ -25,72 +33,7 @@ export interface AuditCliIo {
   interactive: boolean;
 }
 
-export const EXIT = { OK: 0, BROKEN: 1, USAGE: 2, SOURCE: 3 } as const;
-
-const USAGE = [
-  'usage: npm run audit -- verify [--stream <name> | --all] [--from-file <export.ndjson>] [--checkpoint <checkpoint.json>]… [--public-key <base64url|pem-file>]… [--json]',
-  '       npm run audit -- export (--stream <name> | --all) [--out <file.ndjson>]',
-].join('\n');
-
-class UsageError extends Error {}
-
-interface Args {
-  command: 'verify' | 'export';
-  stream?: string;
-  all: boolean;
-  fromFile?: string;
-  checkpoints: string[];
-  publicKeys: string[];
-  json: boolean;
-  out?: string;
-}
-
-function parseArgs(argv: string[]): Args {
-  const [command, ...rest] = argv;
-  if (command !== 'verify' && command !== 'export') throw new UsageError(command ? `unknown command ${command}` : 'no command');
-  const args: Args = { command, all: false, checkpoints: [], publicKeys: [], json: false };
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i];
-    const value = (): string => {
-      const v = rest[++i];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--stream':
-        args.stream = value();
-        break;
-      case '--all':
-        args.all = true;
-        break;
-      case '--from-file':
-        args.fromFile = value();
-        break;
-      case '--checkpoint':
-        args.checkpoints.push(value());
-        break;
-      case '--public-key':
-        args.publicKeys.push(value());
-        break;
-      case '--json':
-        args.json = true;
-        break;
-      case '--out':
-        args.out = value();
-        break;
-      default:
-        throw new UsageError(`unknown option ${flag}`);
-    }
-  }
-  if (args.stream !== undefined && args.all) throw new UsageError('--stream and --all exclude each other');
-  if (command === 'export') {
-    if (args.stream === undefined && !args.all) throw new UsageError('export needs --stream <name> or --all');
-    if (args.fromFile || args.checkpoints.length > 0 || args.publicKeys.length > 0 || args.json) throw new UsageError('export takes only --stream/--all and --out');
-  } else if (args.out) {
-    throw new UsageError('--out is for export');
-  }
-  return args;
-}
+export const EXIT = { OK: 0, BROKEN: 1, USAGE: 2, SOURCE: 3, NO_PROOF: 4, NOT_YET: 5 } as const;
 
 /** The store the platform is configured with, read as stored. */
 export async function openAuditSource(config: PlatformConfig): Promise<AuditSource> {
@@ -143,22 +86,6 @@ function readCheckpointFile(path: string): SignedCheckpoint {
   const problems = checkpointShapeProblems(value);
   if (problems.length > 0) throw new UsageError(`--checkpoint ${path} is not a signed checkpoint: ${problems.join('; ')}`);
   return value as SignedCheckpoint;
-}
-
-function readPublicKey(arg: string): string {
-  let text = arg;
-  if (!/^[A-Za-z0-9_-]{43}$/.test(arg)) {
-    try {
-      text = readFileSync(arg, 'utf8');
-    } catch {
-      throw new UsageError(`--public-key ${arg}: neither a base64url key nor a readable file`);
-    }
-  }
-  try {
-    return normalizePublicKey(text);
-  } catch (error) {
-    throw new UsageError(`--public-key ${arg}: ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
 
 const scopeText = (scope: Scope): string => (scope.kind === 'all' ? 'the whole log' : `stream ${scope.stream}`);
@@ -385,10 +312,78 @@ async function exportLog(args: Args, config: PlatformConfig, io: AuditCliIo): Pr
   }
 }
 
+/** `prove`: the proof the routes answer, from the platform's stores, to stdout or --out (JSON, one line). */
+async function prove(args: Args, config: PlatformConfig, io: AuditCliIo): Promise<number> {
+  const request = args.prove!;
+  // The log's head, read only when the answer depends on whether the tree has reached it.
+  const logHead = async (): Promise<bigint> => {
+    const source = await openAuditSource(config);
+    try {
+      return await source.head();
+    } finally {
+      await source.close();
+    }
+  };
+  const outcome = await proveOffline(config, request, logHead);
+  if (!outcome.ok) {
+    for (const line of outcome.lines) io.err(`audit prove: ${line}`);
+    return outcome.reason === 'not_found' ? EXIT.NO_PROOF : outcome.reason === 'not_yet' ? EXIT.NOT_YET : EXIT.SOURCE;
+  }
+  const json = JSON.stringify(outcome.proof);
+  const p = outcome.proof;
+  const what =
+    'audit_path' in p
+      ? `the inclusion proof of event ${p.event_id} (leaf ${p.leaf_index}) in the tree of checkpoint tree_size ${p.tree_size}`
+      : `the consistency proof from tree_size ${p.first} to tree_size ${p.second}`;
+  if (args.out) {
+    try {
+      writeFileSync(args.out, `${json}\n`);
+    } catch (error) {
+      io.err(`audit prove: cannot write ${args.out}: ${error instanceof Error ? error.message : String(error)}`);
+      return EXIT.SOURCE;
+    }
+    io.err(`wrote ${what} to ${args.out}`);
+  } else {
+    io.out(json);
+    io.err(`${what}; check it with npm run audit -- verify-proof <file>`);
+  }
+  return EXIT.OK;
+}
+
+/** `verify-proof`: checks a proof file offline; 0 it holds, 1 it does not. */
+function verifyProof(args: Args, io: AuditCliIo): number {
+  const trusted = [...new Set(args.publicKeys.map(readPublicKey))];
+  const path = args.proofFile!;
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let check: ProofCheck;
+  try {
+    check = checkProof(value, trusted);
+  } catch (error) {
+    if (error instanceof NotAProof) throw new UsageError(`${path} is not a proof: ${error.message}`);
+    throw error;
+  }
+  for (const line of proofReport(check, path)) io.out(line);
+  return check.holds ? EXIT.OK : EXIT.BROKEN;
+}
+
 export async function runAuditCli(argv: string[], config: PlatformConfig, io: AuditCliIo): Promise<number> {
   try {
     const args = parseArgs(argv);
-    return args.command === 'verify' ? await verify(args, config, io) : await exportLog(args, config, io);
+    switch (args.command) {
+      case 'verify':
+        return await verify(args, config, io);
+      case 'export':
+        return await exportLog(args, config, io);
+      case 'prove':
+        return await prove(args, config, io);
+      case 'verify-proof':
+        return verifyProof(args, io);
+    }
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(error.message);

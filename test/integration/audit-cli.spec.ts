@@ -2,7 +2,9 @@
  * `npm run audit` as a child process (the CLI's TypeScript run under Node through test/support/audit-ts-hook.js) on
  * COPIES of a real SQLite store that a running server filled and checkpointed: intact, one byte of a middle event's
  * data changed, an event deleted, two events reordered (within a stream, and across streams), the tail cut off
- * before a checkpoint — each named exactly — and export → verify --from-file round trips.
+ * before a checkpoint — each named exactly — and export → verify --from-file round trips. `prove` on copies of the
+ * same store and its read-model database (the audit-merkle tree) answers exactly what the proof routes answered the
+ * running server, and `verify-proof` holds on it and names what a tampered proof fails.
  */
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -15,7 +17,7 @@ import vectors from '../fixtures/audit_vectors.json';
 import { startTestApp } from '../support/app';
 import { adminHeaders, TEST_ADMIN, until } from '../support/traders';
 import { eventCommitment } from '../../src/platform/commitments/commitment';
-import type { SignedCheckpoint } from '../../src/modules/audit/domain/checkpoint';
+import { signCheckpointV1, signingKeyFromSeed, type SignedCheckpoint } from '../../src/modules/audit/domain/checkpoint';
 import type { AuditReport } from '../../src/modules/audit/domain/log-verifier';
 
 const ROOT = join(__dirname, '../..');
@@ -53,14 +55,23 @@ let work: string;
 let original: string;
 let checkpointFile: string;
 let checkpoint: SignedCheckpoint;
+/** What the proof routes answered the running server (bodies as sent), and the event and checkpoints they name. */
+let httpInclusion: string;
+let httpConsistency: string;
+let provenEvent: string;
+let firstCheckpoint: SignedCheckpoint;
+/** The newest event of the log (the last checkpoint's own): no checkpoint covers it. */
+let uncoveredEvent: string;
 const ledgers: string[] = [];
 const stream = (i: number): string => `test-ledger-${ledgers[i]}`;
 
-/** A fresh copy of the server's store in its own DATA_DIR. */
-function copyStore(name: string): string {
+/** A fresh copy of the server's store in its own DATA_DIR (with `readModels`, its read-model database too). */
+function copyStore(name: string, readModels = false): string {
   const dir = join(work, name);
   mkdirSync(dir);
-  for (const suffix of ['', '-wal']) if (existsSync(join(original, `events.sqlite${suffix}`))) copyFileSync(join(original, `events.sqlite${suffix}`), join(dir, `events.sqlite${suffix}`));
+  for (const file of readModels ? ['events.sqlite', 'read.sqlite'] : ['events.sqlite']) {
+    for (const suffix of ['', '-wal']) if (existsSync(join(original, `${file}${suffix}`))) copyFileSync(join(original, `${file}${suffix}`), join(dir, `${file}${suffix}`));
+  }
   return dir;
 }
 
@@ -115,6 +126,26 @@ beforeAll(async () => {
     checkpoint = latest.json();
     checkpointFile = join(work, 'checkpoint.json');
     writeFileSync(checkpointFile, latest.body);
+
+    // The proofs the routes answer, for `prove` to answer the same offline. The newest event of the log is the last
+    // checkpoint's own (checkpoints do not cover each other): once the route finds it uncovered (409, retryable), the
+    // tree has reached the log's head, and a log at rest stays there.
+    const get = (url: string) => server.app.inject({ method: 'GET', url, headers: admin });
+    const heads = (await get('/api/v1/audit/streams/audit-checkpoints/events?limit=1000')).json().items;
+    firstCheckpoint = heads[0].data;
+    uncoveredEvent = heads[heads.length - 1].event_id;
+    expect(heads[heads.length - 1].data).toEqual(checkpoint);
+    await until(
+      () => get(`/api/v1/audit/proofs/inclusion?event_id=${uncoveredEvent}`),
+      (r) => r.statusCode === 409 && r.json().error.retryable === true,
+    );
+    provenEvent = (await get(`/api/v1/audit/streams/${stream(0)}/events`)).json().items[2].event_id;
+    const inclusion = await get(`/api/v1/audit/proofs/inclusion?event_id=${provenEvent}&tree_size=${checkpoint.event_count}`);
+    expect(inclusion.statusCode).toBe(200);
+    httpInclusion = inclusion.body;
+    const consistency = await get(`/api/v1/audit/proofs/consistency?first=${firstCheckpoint.event_count}&second=${checkpoint.event_count}`);
+    expect(consistency.statusCode).toBe(200);
+    httpConsistency = consistency.body;
   } finally {
     await server.close();
   }
@@ -354,5 +385,201 @@ describe('usage and unreadable sources', () => {
     const unknown = await cli(['verify', '--stream', 'test-ledger-none'], dir);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('stream test-ledger-none has no events');
+  });
+});
+
+describe('audit prove and verify-proof', () => {
+  const flipped = (h: string): string => (h[0] === '0' ? '1' : '0') + h.slice(1);
+  /** Writes `proof` (an object) to a file of its own and runs verify-proof on it. */
+  let files = 0;
+  const verifyProof = (proof: object, ...args: string[]): Promise<Run> => {
+    const file = join(work, `proof-${++files}.json`);
+    writeFileSync(file, JSON.stringify(proof));
+    return cli(['verify-proof', file, ...args], work);
+  };
+  const failed = (run: Run): string[] => run.stdout.match(/^DOES NOT HOLD: \d+ checks? failed: (.+)$/m)?.[1].split(', ') ?? [];
+
+  it('proves an event covered by a checkpoint exactly as the inclusion route did, and verify-proof holds on the file', async () => {
+    const dir = copyStore('prove', true);
+    const file = join(work, 'inclusion.json');
+    const [named, latest] = await Promise.all([
+      cli(['prove', '--event', provenEvent, '--tree-size', checkpoint.event_count], dir),
+      cli(['prove', '--event', provenEvent, '--out', file], dir),
+    ]);
+    expect([named.status, named.stderr]).toEqual([0, expect.stringContaining(`the inclusion proof of event ${provenEvent}`)]);
+    expect(named.stdout).toBe(`${httpInclusion}\n`);
+    expect(latest.status).toBe(0);
+    expect(latest.stdout).toBe('');
+    expect(latest.stderr).toContain(`wrote the inclusion proof of event ${provenEvent} (leaf ${JSON.parse(httpInclusion).leaf_index}) in the tree of checkpoint tree_size ${checkpoint.event_count} to ${file}`);
+    // Without --tree-size: the newest checkpoint, which at rest is the one the route was asked for.
+    expect(readFileSync(file, 'utf8')).toBe(`${httpInclusion}\n`);
+
+    const [own, trusted] = await Promise.all([cli(['verify-proof', file], work), cli(['verify-proof', file, '--public-key', checkpoint.public_key], work)]);
+    expect(own.status).toBe(0);
+    expect(own.stdout).toContain(`audit verify-proof: inclusion proof of event ${provenEvent}`);
+    expect(own.stdout).toContain("ok    checkpoint signature: valid with the checkpoint's own key (not independently trusted");
+    expect(own.stdout).toMatch(/^ {2}ok {4}audit_path: \d+ hash(es)? lead from the leaf of event_commitment/m);
+    expect(own.stdout).toMatch(new RegExp(`^HOLDS: event_commitment [0-9a-f]{64} is leaf \\d+ of the log's first ${checkpoint.event_count} events`, 'm'));
+    expect(own.stdout).not.toMatch(/FAIL/);
+    expect(trusted.status).toBe(0);
+    expect(trusted.stdout).toContain('ok    checkpoint signature: valid (trusted key)');
+  });
+
+  it('names what a tampered inclusion proof fails: a path element, event_commitment, the checkpoint root_hash, the signature, the unsigned members', async () => {
+    const p = JSON.parse(httpInclusion);
+    const cp = p.checkpoint;
+    // A signature of the right shape that is not the checkpoint's (a character in the middle changed).
+    const sig = cp.signature.slice(0, 10) + (cp.signature[10] === 'A' ? 'B' : 'A') + cp.signature.slice(11);
+    const runs = await Promise.all([
+      verifyProof({ ...p, audit_path: [flipped(p.audit_path[0]), ...p.audit_path.slice(1)] }),
+      verifyProof({ ...p, event_commitment: flipped(p.event_commitment) }),
+      verifyProof({ ...p, checkpoint: { ...cp, root_hash: flipped(cp.root_hash) } }),
+      verifyProof({ ...p, checkpoint: { ...cp, signature: sig } }),
+      verifyProof({ ...p, root_hash: flipped(p.root_hash), tree_size: String(Number(p.tree_size) + 1), leaf_hash: flipped(p.leaf_hash) }),
+      verifyProof({ ...p, leaf_index: String(Number(p.leaf_index) + 1) }),
+      verifyProof({ ...p, audit_path: p.audit_path.slice(1) }),
+      verifyProof({ ...p, checkpoint: { ...cp, alg: 'audit-checkpoint-v1' } }),
+      // A genuine v1 checkpoint (signed, but no tree head): no proof holds against it.
+      verifyProof({ ...p, checkpoint: signCheckpointV1({ position: BigInt(cp.position), event_count: BigInt(cp.event_count), global_commitment: cp.global_commitment, created_at: cp.created_at }, signingKeyFromSeed(randomBytes(32))) }),
+    ]);
+    expect(runs.map((r) => r.status)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(runs.map(failed)).toEqual([
+      ['audit_path'],
+      ['leaf_hash', 'audit_path'],
+      ['checkpoint signature', 'root_hash', 'audit_path'],
+      ['checkpoint signature'],
+      ['leaf_hash', 'tree_size', 'root_hash'],
+      ['audit_path'],
+      ['audit_path'],
+      ['checkpoint'],
+      ['checkpoint'],
+    ]);
+    expect(runs[0].stdout).toContain(`FAIL  audit_path: does NOT lead from the leaf of event_commitment (leaf ${p.leaf_index}) to the checkpoint's root_hash ${cp.root_hash} in a tree of ${cp.tree_size} leaves`);
+    expect(runs[1].stdout).toContain(`FAIL  leaf_hash: "${p.leaf_hash}" in the file, but the leaf hash of event_commitment is `);
+    expect(runs[2].stdout).toContain('FAIL  checkpoint signature: BAD: the signature does not verify over the signed members');
+    expect(runs[2].stdout).toContain(`FAIL  root_hash: "${p.root_hash}" in the file, but the checkpoint signs ${flipped(cp.root_hash)}`);
+    // The tree head is the checkpoint's, never the answer's: the path still holds against it.
+    expect(runs[4].stdout).toMatch(/^ {2}ok {4}audit_path: /m);
+    expect(runs[4].stdout).toContain(`FAIL  tree_size: "${Number(p.tree_size) + 1}" in the file, but the checkpoint signs ${cp.tree_size}`);
+    // A v1-shaped statement: not a v2 checkpoint (its extra members are refused), so there is no head to check against.
+    expect(runs[7].stdout).toContain('FAIL  checkpoint: not a signed checkpoint: a audit-checkpoint-v1 checkpoint signs no tree head');
+    expect(runs[7].stdout).toContain('skip  audit_path: not checked');
+    expect(runs[8].stdout).toContain(`FAIL  checkpoint: audit-checkpoint-v1 at position ${cp.position}: it signs no Merkle tree head`);
+    expect(runs[8].stdout).toContain("ok    checkpoint signature: valid with the checkpoint's own key");
+  });
+
+  it('fails a proof whose checkpoint is signed with another key than the one named', async () => {
+    const run = await verifyProof(JSON.parse(httpInclusion), '--public-key', vectors.checkpoint.public_key);
+    expect(run.status).toBe(1);
+    expect(failed(run)).toEqual(['checkpoint signature']);
+    expect(run.stdout).toContain(`FAIL  checkpoint signature: signed with key ${checkpoint.key_id} (public_key ${checkpoint.public_key}), not with a key given with --public-key`);
+    // The named key as a PEM file will do too (the --public-key parsing of verify).
+    const pem = join(work, 'platform-key.pem');
+    const { createPublicKey } = await import('node:crypto');
+    writeFileSync(pem, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: checkpoint.public_key }, format: 'jwk' }).export({ type: 'spki', format: 'pem' }));
+    expect((await verifyProof(JSON.parse(httpInclusion), '--public-key', pem)).status).toBe(0);
+  });
+
+  it('proves that the newest checkpoint extends the first exactly as the consistency route did; verify-proof holds, and fails tampered', async () => {
+    const dir = copyStore('prove-consistency', true);
+    const file = join(work, 'consistency.json');
+    const run = await cli(['prove', '--first', firstCheckpoint.event_count, '--second', checkpoint.event_count, '--out', file], dir);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(`wrote the consistency proof from tree_size ${firstCheckpoint.event_count} to tree_size ${checkpoint.event_count} to ${file}`);
+    expect(readFileSync(file, 'utf8')).toBe(`${httpConsistency}\n`);
+    const held = await cli(['verify-proof', file, '--public-key', checkpoint.public_key], work);
+    expect(held.status).toBe(0);
+    expect(held.stdout).toContain(`HOLDS: the log of ${checkpoint.event_count} events (checkpoint at position ${checkpoint.position}) extends the log of ${firstCheckpoint.event_count} events`);
+
+    const p = JSON.parse(httpConsistency);
+    const runs = await Promise.all([
+      verifyProof({ ...p, consistency_path: [flipped(p.consistency_path[0]), ...p.consistency_path.slice(1)] }),
+      verifyProof({ ...p, first_root: flipped(p.first_root) }),
+      verifyProof({ ...p, second_checkpoint: { ...p.second_checkpoint, root_hash: flipped(p.second_checkpoint.root_hash) } }),
+      verifyProof({ ...p, first_checkpoint: p.second_checkpoint, second_checkpoint: p.first_checkpoint, first: p.second, second: p.first, first_root: p.second_root, second_root: p.first_root }),
+      verifyProof(p, '--public-key', vectors.checkpoint.public_key),
+    ]);
+    expect(runs.map((r) => r.status)).toEqual([1, 1, 1, 1, 1]);
+    expect(runs.map(failed)).toEqual([
+      ['consistency_path'],
+      ['first_root'],
+      ['second_checkpoint signature', 'second_root', 'consistency_path'],
+      ['consistency_path'],
+      ['first_checkpoint signature', 'second_checkpoint signature'],
+    ]);
+    expect(runs[0].stdout).toContain(`FAIL  consistency_path: does NOT prove that the tree of ${p.first} leaves`);
+    expect(runs[3].stdout).toContain(`FAIL  consistency_path: the first checkpoint's tree (${p.second} leaves) is larger than the second's (${p.first})`);
+  });
+
+  it('says why there is no proof: not covered yet (5), unknown event or tree size or a tree without the event (4), the tree behind the log (5), no tree (3)', async () => {
+    const dir = copyStore('prove-errors', true);
+    const unknown = 'f'.repeat(32);
+    const [uncovered, noEvent, noSize, outside, noPair] = await Promise.all([
+      cli(['prove', '--event', uncoveredEvent], dir),
+      cli(['prove', '--event', unknown], dir),
+      cli(['prove', '--event', provenEvent, '--tree-size', '999999'], dir),
+      cli(['prove', '--event', uncoveredEvent, '--tree-size', checkpoint.event_count], dir),
+      cli(['prove', '--first', firstCheckpoint.event_count, '--second', '999999'], dir),
+    ]);
+    expect([uncovered.status, uncovered.stdout]).toEqual([5, '']);
+    expect(uncovered.stderr).toMatch(new RegExp(`^audit prove: Event ${uncoveredEvent} \\(leaf \\d+\\) is not covered by a signed checkpoint yet`, 'm'));
+    expect(uncovered.stderr).toContain('audit prove: The running platform signs it; run this again then.');
+    expect(noEvent.status).toBe(4);
+    expect(noEvent.stderr).toContain(`audit prove: event ${unknown}: No event with this event_id in the log.`);
+    expect(noSize.status).toBe(4);
+    expect(noSize.stderr).toContain('audit prove: No signed checkpoint has tree_size 999999.');
+    expect(noSize.stderr).toContain(`audit prove: the newest signed checkpoint the tree holds has tree_size ${checkpoint.event_count}`);
+    expect(outside.status).toBe(4);
+    expect(outside.stderr).toContain(`the tree of checkpoint tree_size ${checkpoint.event_count} does not contain it`);
+    expect(noPair.status).toBe(4);
+    expect(noPair.stderr).toContain('No signed checkpoint has tree_size 999999.');
+
+    // The tree behind the log (its projection a few events back): prove does not wait, and says so.
+    const behind = copyStore('prove-behind', true);
+    const db = new SqliteDatabase(join(behind, 'read.sqlite'));
+    const [{ position }] = db.prepare("SELECT position FROM projection_checkpoints WHERE name = 'audit-merkle'").all() as Array<{ position: string }>;
+    db.prepare("UPDATE projection_checkpoints SET position = ? WHERE name = 'audit-merkle'").run(String(BigInt(position) - 3n));
+    db.close();
+    const [late, lateSize, lateUncovered] = await Promise.all([
+      cli(['prove', '--event', unknown], behind),
+      cli(['prove', '--event', provenEvent, '--tree-size', '999999'], behind),
+      cli(['prove', '--event', uncoveredEvent], behind),
+    ]);
+    expect(late.status).toBe(5);
+    expect(late.stderr).toContain(`audit prove: the audit-merkle projection is behind the log: it has applied the log up to position ${BigInt(position) - 3n}, the log's head is position ${position}. Event ${unknown} may be in the part it has not reached.`);
+    expect(late.stderr).toContain('npm run projections -- list shows its position and lag; npm run projections -- rebuild audit-merkle');
+    expect(lateSize.status).toBe(5);
+    expect(lateSize.stderr).toContain('A checkpoint of tree_size 999999 may be in the part it has not reached.');
+    expect(lateUncovered.status).toBe(5);
+    expect(lateUncovered.stderr).toContain('A checkpoint covering the event may be in the part it has not reached');
+
+    const noTree = copyStore('prove-no-tree');
+    const missing = await cli(['prove', '--event', provenEvent], noTree);
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toContain(`audit prove: no read-model database at ${join(noTree, 'read.sqlite')}`);
+  });
+
+  it('answers 2 for bad usage of prove and verify-proof', async () => {
+    const runs = await Promise.all([
+      cli(['prove'], work),
+      cli(['prove', '--event', 'xyz'], work),
+      cli(['prove', '--first', '8', '--second', '4'], work),
+      cli(['prove', '--event', provenEvent, '--first', '4', '--second', '8'], work),
+      cli(['prove', '--first', '0', '--second', '4'], work),
+      cli(['prove', '--tree-size', '4'], work),
+      cli(['prove', '--event', provenEvent, '--all'], work),
+      cli(['verify-proof'], work),
+      cli(['verify-proof', checkpointFile], work),
+      cli(['verify-proof', join(work, 'missing.json')], work),
+      cli(['verify-proof', checkpointFile, checkpointFile], work),
+      cli(['verify', '--event', provenEvent], work),
+      cli(['verify-proof', checkpointFile, '--public-key', 'not-a-key'], work),
+    ]);
+    expect(runs.map((r) => r.status)).toEqual(runs.map(() => 2));
+    expect(runs[0].stderr).toContain('prove needs --event <event_id> [--tree-size <n>], or --first <n> --second <m>');
+    expect(runs[0].stderr).toContain('npm run audit -- verify-proof <file.json> [--public-key <base64url|pem-file>]…');
+    expect(runs[2].stderr).toContain('--first (8) must not be larger than --second (4)');
+    expect(runs[6].stderr).toContain('--all is not an option of prove');
+    expect(runs[8].stderr).toContain(`${checkpointFile} is not a proof: neither an inclusion proof`);
   });
 });
