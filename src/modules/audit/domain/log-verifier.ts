@@ -3,7 +3,8 @@
  * stored, and it recomputes every event_commitment, every previous_event_commitment link (with the platform's one
  * link check, `checkChainLink`), the order and density of positions, the global chain and the Merkle tree (RFC
  * 9162, over the recomputed commitments), and compares both with signed checkpoints: the global commitment of every
- * checkpoint, and the tree head (`root_hash` at `tree_size`) of every v2 one. The CLI does the reading; this only decides. Breaks are reported in log order.
+ * checkpoint, and the tree head (`root_hash` at `tree_size`) of every v2 one. The CLI does the reading; this only
+ * decides. Breaks are reported in log order.
  */
 import { checkChainLink, sha256Hex, type LinkBreak } from '../../../platform/commitments/commitment';
 import type { JsonObject } from '../../../platform/commitments/json';
