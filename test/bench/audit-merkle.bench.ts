@@ -63,7 +63,7 @@ import { verifyConsistency, verifyInclusion } from '../support/rfc9162-reference
 import { concurrentSingles, metadata, payload, type BenchStore } from './append-workload';
 import { ClientWorker } from './client-worker';
 import type { ClientRequest, RunAnswer } from './latency-client';
-import { clock, log, pad, padL, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
+import { clock, log, pad, padL, percentiles, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
 import { call, cleanup, guard, killAll, registerTrader, startNode, stopNode, untilReady, type ServerNode } from './server-process';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -686,19 +686,6 @@ const LATEST_CHECKPOINT_PATH = '/api/v1/audit/checkpoints/latest';
 const inclusionPathOf = (eventId: string, treeSize?: number): string => `/api/v1/audit/proofs/inclusion?event_id=${eventId}${treeSize === undefined ? '' : `&tree_size=${treeSize}`}`;
 const consistencyPathOf = (first: number, second: number): string => `/api/v1/audit/proofs/consistency?first=${first}&second=${second}`;
 
-interface Percentiles {
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-/** Nearest-rank percentiles of µs samples (the latency benchmark's). */
-function percentiles(samples: number[]): Percentiles {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
-}
 const ms = (microseconds: number): string => (microseconds / 1000).toFixed(3);
 const median = (xs: number[]): number => percentiles(xs).p50;
 

@@ -43,7 +43,7 @@ import { MatchingEngineHost } from '../../src/modules/trading/engine-host';
 import { baseUrl, BENCH_APP_ENV, JSON_HEADERS, mainThreadCpuMicros, setBareCommit, setBarePage, settle, startBareApp } from './http-harness';
 import type { ClientRequest, RunAnswer } from './latency-client';
 import { placementSetupFactory } from './order-flow';
-import { log, pad, padL, printSummary, runBenchmark, scaled, SCALE } from './report';
+import { log, pad, padL, percentiles, printSummary, runBenchmark, scaled, SCALE, type Percentiles } from './report';
 import { ClientWorker } from './client-worker';
 
 const REQUESTS = scaled(2000);
@@ -56,18 +56,6 @@ const SNAPSHOT_BOOK = 6000;
 /** The snapshot figure's target: a probe sent while a snapshot is taken waits at most this much longer (ms). */
 const SNAPSHOT_TARGET_MS = 5;
 
-interface Percentiles {
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-function percentiles(samples: number[]): Percentiles {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
-}
 
 /** A client in a worker thread, on one connection to `url`. */
 class Client {

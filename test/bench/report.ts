@@ -11,6 +11,20 @@ export const pad = (s: string, w: number): string => (s.length >= w ? s : s + ' 
 export const padL = (s: string, w: number): string => (s.length >= w ? s : ' '.repeat(w - s.length) + s);
 export const log = (s = ''): void => void process.stdout.write(s + '\n');
 
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentiles of latency samples (the latency and Merkle-proof figures). */
+export function percentiles(samples: number[]): Percentiles {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
+}
+
 /** The closing summary table; columns in `rightAligned` (numbers) are padded on the left. */
 export function printSummary(cols: string[], table: string[][], rightAligned: ReadonlySet<number>): void {
   const widths = cols.map((c, i) => Math.max(c.length, ...table.map((r) => r[i].length)));
