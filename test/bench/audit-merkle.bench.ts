@@ -63,7 +63,7 @@ import { verifyConsistency, verifyInclusion } from '../support/rfc9162-reference
 import { concurrentSingles, metadata, payload, type BenchStore } from './append-workload';
 import { ClientWorker } from './client-worker';
 import type { ClientRequest, RunAnswer } from './latency-client';
-import { clock, log, pad, padL, percentiles, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
+import { clock, type Figure, log, pad, padL, percentiles, printFigures, runBenchmark, scaled, SCALE, seconds } from './report';
 import { call, cleanup, guard, killAll, registerTrader, startNode, stopNode, untilReady, type ServerNode } from './server-process';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -151,13 +151,6 @@ const best = (xs: number[]): number => Math.max(...xs);
 const runs = (xs: number[]): string => xs.map(int).join(' / ');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface Figure {
-  name: string;
-  value: string;
-  baseline: string;
-  target: string;
-  pass: boolean | null;
-}
 const figures: Figure[] = [];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1225,8 +1218,7 @@ async function main(): Promise<void> {
     await killAll();
     rmSync(dir, { recursive: true, force: true });
   }
-  const cols = ['figure', 'value', 'vs baseline (same run)', 'target', 'result'];
-  printSummary(cols, figures.map((f) => [f.name, f.value, f.baseline, f.target, f.pass === null ? 'info' : f.pass ? 'PASS' : 'BELOW']), new Set([1]));
+  printFigures(figures);
   log();
   log(`total run time ${seconds(totalStart).toFixed(1)} s; ${loadAverage()} (the machine is shared: other programs' load shows there)`);
   if (proofFailures.length > 0) throw new Error(`unexpected proof answers (the figures above are over failing requests):\n  ${proofFailures.join('\n  ')}`);

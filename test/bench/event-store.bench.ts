@@ -35,7 +35,7 @@ import { openReadModelDatabase } from '../../src/platform/read-model/read-model.
 import { newId } from '../../src/platform/context/request-context';
 import { hex32 } from '../support/events';
 import { TestLedgerProjector, testLedgerReadModel } from '../support/test-ledger/ledger.read-model';
-import { clock, log, pad, padL, printSummary, runBenchmark, scaled, SCALE, seconds } from './report';
+import { clock, type Figure, log, pad, padL, printFigures, runBenchmark, scaled, SCALE, seconds } from './report';
 import { declareEventClasses } from '../../src/platform/privacy/field-classes';
 import { SealingEventStore } from '../../src/platform/privacy/sealing-event-store';
 import { subjectKeysInFile } from '../../src/platform/privacy/sqlite-subject-keys';
@@ -161,13 +161,6 @@ const fmtRatio = (r: number): string => `${r.toFixed(2)}x`;
 const fmtPct = (r: number): string => `${(r * 100).toFixed(0)}%`;
 const us = (ns: number): string => `${(ns / 1000).toFixed(1)} us`;
 
-interface Figure {
-  name: string;
-  value: string;
-  baseline: string;
-  target: string;
-  pass: boolean | null;
-}
 const figures: Figure[] = [];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -741,9 +734,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const cols = ['figure', 'value', 'vs baseline (same run)', 'target', 'result'];
-  const table = figures.map((f) => [f.name, f.value, f.baseline, f.target, f.pass === null ? 'info' : f.pass ? 'PASS' : 'BELOW']);
-  printSummary(cols, table, new Set([1]));
+  printFigures(figures);
   log();
   log(`total run time ${seconds(totalStart).toFixed(1)} s`);
 }

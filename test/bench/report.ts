@@ -11,6 +11,22 @@ export const pad = (s: string, w: number): string => (s.length >= w ? s : s + ' 
 export const padL = (s: string, w: number): string => (s.length >= w ? s : ' '.repeat(w - s.length) + s);
 export const log = (s = ''): void => void process.stdout.write(s + '\n');
 
+/** A figure of a benchmark's summary: its value, the same run's baseline it is held against, and its target. */
+export interface Figure {
+  name: string;
+  value: string;
+  baseline: string;
+  target: string;
+  /** null: informational, no target. */
+  pass: boolean | null;
+}
+
+/** The summary table of a benchmark's figures. */
+export function printFigures(figures: readonly Figure[]): void {
+  const cols = ['figure', 'value', 'vs baseline (same run)', 'target', 'result'];
+  printSummary(cols, figures.map((f) => [f.name, f.value, f.baseline, f.target, f.pass === null ? 'info' : f.pass ? 'PASS' : 'BELOW']), new Set([1]));
+}
+
 export interface Percentiles {
   p50: number;
   p90: number;
