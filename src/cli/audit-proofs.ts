@@ -14,14 +14,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { auditMerkleReadModel, merkleCheckpoint, merkleLeaf, merkleNodes, type MerkleLeaf } from '../../projections/audit-merkle/audit-merkle.read-model';
+import { auditMerkleReadModel, merkleCheckpoint } from '../../projections/audit-merkle/audit-merkle.read-model';
 import type { PlatformConfig } from '../platform/config/platform-config';
 import { NotFound, PlatformError, StateConflict } from '../platform/errors';
 import { CheckpointStore } from '../platform/projections/checkpoint.store';
 import { openReadModelDatabase, type ReadModelDatabase } from '../platform/read-model/read-model.datasource';
-import { MerkleTreeBehind, proveConsistency, proveInclusion, type ConsistencyProof, type InclusionProof, type MerkleTreeView } from '../modules/audit/audit.proofs';
+import { MerkleTreeBehind, MerkleTreeTables, proveConsistency, proveInclusion, type ConsistencyProof, type InclusionProof } from '../modules/audit/audit.proofs';
 import { CHECKPOINT_ALG, checkpointShapeProblems, checkSignature, type SignedCheckpoint, type SignedCheckpointV2 } from '../modules/audit/domain/checkpoint';
-import { leafHashOfCommitment, verifyConsistency, verifyInclusion, type NodeId, type StoredNode } from '../modules/audit/domain/merkle';
+import { leafHashOfCommitment, verifyConsistency, verifyInclusion } from '../modules/audit/domain/merkle';
 
 const TREE = auditMerkleReadModel.name;
 const REBUILD = `npm run projections -- rebuild ${TREE} (the platform stopped) brings it to the log's head`;
@@ -42,10 +42,12 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 class LogUnreadable extends Error {}
 
 /** The tree as the read-model database holds it, with no waiting: "at the head" is the projection's position vs the log's. */
-class StoredMerkleTree implements MerkleTreeView {
+class StoredMerkleTree extends MerkleTreeTables {
   private behind: { tree: bigint; head: bigint } | null | undefined;
 
-  constructor(private readonly db: ReadModelDatabase, private readonly logHead: () => Promise<bigint>) {}
+  constructor(db: ReadModelDatabase, private readonly logHead: () => Promise<bigint>) {
+    super(db);
+  }
 
   /** Null when the tree has applied the log up to its head; else where each stands. Read once. */
   async lag(): Promise<{ tree: bigint; head: bigint } | null> {
@@ -65,18 +67,6 @@ class StoredMerkleTree implements MerkleTreeView {
   async caughtUp<T>(read: () => Promise<T | null>): Promise<{ value: T | null; atHead: boolean }> {
     const value = await read();
     return { value, atHead: value !== null || (await this.lag()) === null };
-  }
-
-  leaf(eventId: string): Promise<MerkleLeaf | null> {
-    return merkleLeaf(this.db, eventId);
-  }
-
-  checkpoint(treeSize: number | 'latest'): Promise<SignedCheckpointV2 | null> {
-    return merkleCheckpoint(this.db, treeSize);
-  }
-
-  nodes(ids: readonly NodeId[]): Promise<StoredNode[]> {
-    return merkleNodes(this.db.reader, ids);
   }
 }
 

@@ -71,26 +71,11 @@ export interface MerkleTreeView {
   nodes(ids: readonly NodeId[]): Promise<StoredNode[]>;
 }
 
-/** What both proofs read: the tree projection, caught up with the log when what is asked is not there yet. */
-@Injectable()
-export class MerkleTreeReader implements MerkleTreeView {
-  constructor(
-    private readonly db: ReadModelDatabase,
-    private readonly runner: ProjectionRunner,
-    @Inject(RAW_EVENT_STORE) private readonly store: EventStore,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-  ) {}
+/** The tree's tables as the read-model database holds them: what the route's reader and the CLI's both read. */
+export abstract class MerkleTreeTables implements MerkleTreeView {
+  constructor(protected readonly db: ReadModelDatabase) {}
 
-  /**
-   * Reads `read`; when it finds nothing, waits once for the tree to reach the log's head and reads again. Returns the
-   * value and whether the tree is known to be at the head (so "nothing" is final).
-   */
-  async caughtUp<T>(read: () => Promise<T | null>): Promise<{ value: T | null; atHead: boolean }> {
-    const value = await read();
-    if (value !== null) return { value, atHead: true };
-    const atHead = await this.runner.waitFor(await this.store.headPosition(), [TREE], this.config.readYourWritesTimeoutMs);
-    return { value: await read(), atHead };
-  }
+  abstract caughtUp<T>(read: () => Promise<T | null>): Promise<{ value: T | null; atHead: boolean }>;
 
   leaf(eventId: string): Promise<MerkleLeaf | null> {
     return merkleLeaf(this.db, eventId);
@@ -102,6 +87,30 @@ export class MerkleTreeReader implements MerkleTreeView {
 
   nodes(ids: readonly NodeId[]): Promise<StoredNode[]> {
     return merkleNodes(this.db.reader, ids);
+  }
+}
+
+/** What both proofs read: the tree projection, caught up with the log when what is asked is not there yet. */
+@Injectable()
+export class MerkleTreeReader extends MerkleTreeTables {
+  constructor(
+    db: ReadModelDatabase,
+    private readonly runner: ProjectionRunner,
+    @Inject(RAW_EVENT_STORE) private readonly store: EventStore,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {
+    super(db);
+  }
+
+  /**
+   * Reads `read`; when it finds nothing, waits once for the tree to reach the log's head and reads again. Returns the
+   * value and whether the tree is known to be at the head (so "nothing" is final).
+   */
+  async caughtUp<T>(read: () => Promise<T | null>): Promise<{ value: T | null; atHead: boolean }> {
+    const value = await read();
+    if (value !== null) return { value, atHead: true };
+    const atHead = await this.runner.waitFor(await this.store.headPosition(), [TREE], this.config.readYourWritesTimeoutMs);
+    return { value: await read(), atHead };
   }
 }
 
